@@ -1,0 +1,44 @@
+"""httpx2 transport plumbing shared by the adapters: the live transport and the retry-after bound."""
+
+from __future__ import annotations
+
+import httpx2
+
+RETRY_AFTER_HEADERS = ("retry-after", "retry-after-ms")
+
+
+def live_transport() -> httpx2.BaseTransport:
+    return httpx2.HTTPTransport(retries=0)
+
+
+class RetryAfterCap(httpx2.BaseTransport):
+    """Clamps a server's retry-after hint before the SDK sees it.
+
+    Both SDKs retry 429/5xx/529 with their own back-off and honour retry-after; anthropic obeys any
+    hint, even an hour (PROVIDERS.md), so the bound lives here, below the SDK's retry loop.
+    """
+
+    def __init__(self, inner: httpx2.BaseTransport | None, max_retry_after_s: float):
+        self.inner = inner
+        self.max_retry_after_s = max_retry_after_s
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        if self.inner is None:
+            raise httpx2.ConnectError("no transport: this client can only replay its cassette", request=request)
+        response = self.inner.handle_request(request)
+        for name in RETRY_AFTER_HEADERS:
+            value = response.headers.get(name)
+            if value is None:
+                continue
+            scale = 1000.0 if name.endswith("-ms") else 1.0
+            try:
+                seconds = float(value) / scale
+            except ValueError:  # an HTTP date: replace it with the bound
+                seconds = self.max_retry_after_s
+            if seconds > self.max_retry_after_s:
+                response.headers[name] = f"{self.max_retry_after_s * scale:g}"
+        return response
+
+    def close(self) -> None:
+        if self.inner is not None:
+            self.inner.close()
