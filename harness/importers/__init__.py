@@ -151,7 +151,8 @@ def _title(session: Session, path: str) -> str:
     for message in session.messages:
         if message.role == "user" and not (message.meta or {}).get("is_demo") and not (message.meta or {}).get("tag") \
                 and not (message.meta or {}).get("source_role"):
-            line = next((l.strip() for l in message.content.splitlines() if l.strip() and not l.startswith("<")), "")
+            lines = [l.strip() for l in message.content.splitlines() if l.strip() and not l.strip().startswith("<")]
+            line = next((l for l in lines if len(l) >= 20 and not l.endswith(":")), lines[0] if lines else "")
             if line:
                 return f"Imported: {line[:80]}"
     return f"Imported from {Path(path).name}"
