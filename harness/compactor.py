@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable
 
 from harness.policy.base import ContextView, Plan, Policy, SendPoint
-from harness.session import Session
+from harness.session import Message, Session
 from harness.summarizer import Summarizer, SummaryInput, summary_block
 from harness.tokens import MessageTokens, TokenCounter, counter
 
@@ -64,7 +64,10 @@ class Risk:
 
 @dataclass(frozen=True)
 class ContextSnapshot:
-    """The context at a probe point: `system + summary + messages[live_start:end]`."""
+    """The context at a probe point: `system + kept + summary + messages[live_start:end]`.
+
+    `kept` holds messages from before the summary that a policy keeps verbatim ahead of it (codex keeps
+    recent user messages); the default policy keeps none."""
 
     point: str
     end: int
@@ -73,6 +76,12 @@ class ContextSnapshot:
     compactions: int
     est_tokens: int
     true_tokens: int
+    kept: tuple[int, ...] = ()
+
+    def parts(self, session: Session) -> tuple[list[Message], str | None, list[Message]]:
+        """The messages before the summary block, the block, and the messages after it."""
+        messages = session.messages
+        return [messages[i] for i in self.kept], self.summary, list(messages[self.live_start:self.end])
 
 
 @dataclass
