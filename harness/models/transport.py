@@ -42,3 +42,33 @@ class RetryAfterCap(httpx2.BaseTransport):
     def close(self) -> None:
         if self.inner is not None:
             self.inner.close()
+
+
+def latency_from(headers: httpx2.Headers, measured_s: float) -> tuple[float, str]:
+    """(latency, source): a cassette replay reports the recorded elapsed time, the emulator is `modelled`,
+    anything else is a live measurement."""
+    from harness.models.base import LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER
+
+    source = headers.get(LATENCY_SOURCE_HEADER, "live")
+    if source == "recorded":
+        try:
+            return float(headers.get(RECORDED_ELAPSED_HEADER, "0")), "recorded"
+        except ValueError:
+            return 0.0, "recorded"
+    return measured_s, "modelled" if source == "modelled" else "live"
+
+
+def one_line(text: object, limit: int = 300) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def provider_message(body: object, fallback: str) -> str:
+    """The human message inside an OpenAI or Anthropic error body."""
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and error.get("message"):
+            return one_line(error["message"])
+        if body.get("message"):
+            return one_line(body["message"])
+    return one_line(fallback)

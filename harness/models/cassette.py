@@ -1,0 +1,215 @@
+"""Record and replay of the SDKs' HTTP exchanges, as an httpx2 transport.
+
+Requests match on a canonical form of method, path and JSON body (sorted keys); headers never take part,
+so keys, SDK versions and per-run `x-stainless-*` headers do not matter and are never written. Modes:
+  none  replay only; a miss is an error naming the case, the request hash and the closest difference
+  once  record when the file is absent, else replay only
+  new   replay hits, record misses
+  all   re-record everything
+Identical requests within one case replay in the order they were recorded (a queue per hash).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from harness.errors import HarnessError
+from harness.models.base import KEY_VARIABLES, LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER, check_spec
+
+CASSETTE_VERSION = 1
+DEFAULT_ROOT = Path("goldens/cassettes")
+# Transient failures are retried by the SDK; recording them would make every replay sleep and retry.
+_UNRECORDED_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+REDACTED = "<redacted>"
+
+
+def cassette_path(root: str | Path | None, case_id: str, spec: str) -> Path:
+    """goldens/cassettes/<case>/<provider>-<model>[-<base>].json"""
+    parsed = check_spec(spec)
+    name = parsed.provider if parsed.provider == "builtin" else f"{parsed.provider}-{parsed.model}"
+    if parsed.base_url:
+        name += "-" + re.sub(r"^https?://", "", parsed.base_url)
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
+    return Path(root if root is not None else DEFAULT_ROOT) / _safe_segment(case_id) / f"{safe}.json"
+
+
+def _safe_segment(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "case"
+
+
+def will_record(path: Path, mode: str) -> bool:
+    """Whether a cassette in this mode may reach the real transport (and so needs a key)."""
+    return mode in ("new", "all") or (mode == "once" and not path.exists())
+
+
+def canonical_request(method: str, url: httpx2.URL, body: bytes) -> dict[str, Any]:
+    try:
+        parsed: Any = json.loads(body) if body else None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        parsed = body.decode("utf-8", "replace")
+    query = "&".join(sorted(str(url.query, "ascii").split("&"))) if url.query else ""
+    return {"method": method.upper(), "path": url.path + (f"?{query}" if query else ""), "body": parsed}
+
+
+def request_hash(canonical: dict[str, Any]) -> str:
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+class CassetteTransport(httpx2.BaseTransport):
+    def __init__(self, path: Path, *, inner: httpx2.BaseTransport | None, mode: str = "none", case_id: str = "?",
+                 secrets: tuple[str, ...] = ()):
+        self.path, self.inner, self.case_id = Path(path), inner, case_id
+        self.mode = mode if mode != "once" else ("all" if not self.path.exists() else "none")
+        # Never persist a key, even if a caller put one in a body: scrub every known key value on write.
+        self.secrets = tuple(s for s in (*secrets, *(os.environ.get(v, "") for v in KEY_VARIABLES.values()))
+                             if len(s) >= 8)
+        self.interactions: list[dict[str, Any]] = [] if self.mode == "all" else self._load()
+        self._queues: dict[str, list[int]] = {}
+        for index, interaction in enumerate(self.interactions):
+            self._queues.setdefault(interaction["hash"], []).append(index)
+        self._served: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    # -- file
+
+    def _load(self) -> list[dict[str, Any]]:
+        if not self.path.exists():
+            return []
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            interactions = data["interactions"]
+            assert isinstance(interactions, list)
+        except (OSError, ValueError, KeyError, AssertionError, TypeError):
+            raise HarnessError(f"{self.path}: not a readable cassette; re-record it with --record all") from None
+        return interactions
+
+    def _save(self) -> None:
+        document = {"version": CASSETTE_VERSION, "case": self.case_id, "interactions": self.interactions}
+        text = json.dumps(document, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+        for secret in self.secrets:
+            text = text.replace(secret, REDACTED)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_suffix(".json.tmp")
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(self.path)  # atomic: an interrupted run never leaves half a cassette
+
+    # -- transport
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        body = request.read()
+        canonical = canonical_request(request.method, request.url, body)
+        digest = request_hash(canonical)
+        with self._lock:
+            replay = self._next_recorded(digest)
+        if replay is not None:
+            return self._replayed(request, replay)
+        if self.mode == "none":
+            raise HarnessError(self._miss_message(digest, canonical))
+        if self.inner is None:
+            raise HarnessError(f"cassette {self.path}: no transport to record case {self.case_id!r} with")
+        started = time.perf_counter()
+        response = self.inner.handle_request(request)
+        content = response.read()
+        elapsed = time.perf_counter() - started
+        if response.status_code not in _UNRECORDED_STATUSES:
+            with self._lock:
+                self._record(digest, canonical, response.status_code, content, elapsed)
+        return httpx2.Response(response.status_code, headers=response.headers, content=content, request=request)
+
+    def _next_recorded(self, digest: str) -> dict[str, Any] | None:
+        queue = self._queues.get(digest)
+        if not queue:
+            return None
+        served = self._served.get(digest, 0)
+        if served >= len(queue):
+            if self.mode == "new":
+                return None  # record one more copy
+            served = len(queue) - 1  # an identical request asked again: the same answer is expected
+        self._served[digest] = served + 1
+        return self.interactions[queue[served]]
+
+    def _record(self, digest: str, canonical: dict[str, Any], status: int, content: bytes, elapsed: float) -> None:
+        try:
+            body: Any = json.loads(content)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            body = content.decode("utf-8", "replace")
+        self.interactions.append({
+            "hash": digest, "request": canonical,
+            "response": {"status": status, "body": body},
+            "elapsed_s": round(elapsed, 6),
+            "recorded_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        })
+        queue = self._queues.setdefault(digest, [])
+        queue.append(len(self.interactions) - 1)
+        self._served[digest] = len(queue)
+        self._save()
+
+    def _replayed(self, request: httpx2.Request, interaction: dict[str, Any]) -> httpx2.Response:
+        response = interaction["response"]
+        body = response["body"]
+        content = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+        headers = {"content-type": "application/json", LATENCY_SOURCE_HEADER: "recorded",
+                   RECORDED_ELAPSED_HEADER: str(interaction.get("elapsed_s", 0.0))}
+        return httpx2.Response(response["status"], headers=headers, content=content, request=request)
+
+    def _miss_message(self, digest: str, canonical: dict[str, Any]) -> str:
+        where = f"cassette {self.path} (case {self.case_id!r})"
+        if not self.interactions:
+            return f"{where}: request {digest} not recorded and the cassette is empty; record it with --record new"
+        scored = []
+        for interaction in self.interactions:
+            differences = json_differences(interaction["request"], canonical)
+            scored.append((len(differences), differences, interaction["hash"]))
+        count, differences, closest = min(scored, key=lambda item: item[0])
+        first = differences[0] if differences else "(identical request already replayed)"
+        return (f"{where}: request {digest} not recorded; closest recorded request {closest} differs in {count} "
+                f"place(s), first at {first}; re-record with --record new")
+
+    def close(self) -> None:
+        if self.inner is not None:
+            self.inner.close()
+
+
+def json_differences(recorded: Any, current: Any, path: str = "$") -> list[str]:
+    """Paths where two JSON values differ, in document order, each with a short recorded/current view."""
+    if isinstance(recorded, dict) and isinstance(current, dict):
+        out: list[str] = []
+        for key in sorted(set(recorded) | set(current)):
+            sub = f"{path}.{key}"
+            if key not in recorded:
+                out.append(f"{sub} (only in the new request)")
+            elif key not in current:
+                out.append(f"{sub} (only in the recorded request)")
+            else:
+                out += json_differences(recorded[key], current[key], sub)
+        return out
+    if isinstance(recorded, list) and isinstance(current, list):
+        out = []
+        for index in range(max(len(recorded), len(current))):
+            sub = f"{path}[{index}]"
+            if index >= len(recorded):
+                out.append(f"{sub} (only in the new request)")
+            elif index >= len(current):
+                out.append(f"{sub} (only in the recorded request)")
+            else:
+                out += json_differences(recorded[index], current[index], sub)
+        return out
+    if recorded == current:
+        return []
+    return [f"{path}: recorded {_short(recorded)} != now {_short(current)}"]
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    text = " ".join(json.dumps(value, ensure_ascii=False).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
