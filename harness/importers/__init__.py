@@ -44,9 +44,6 @@ FORMATS: dict[str, tuple[str, Importer]] = {
     "swe-agent": ("SWE-agent trajectory (.traj)", import_swe_agent),
 }
 
-CLAUDE_CODE_TYPES = {"user", "assistant", "system", "attachment", "summary", "file-history-snapshot",
-                     "queue-operation", "progress"}
-
 
 def detect(source: str | Path, text: str | None = None) -> str:
     """The format of a transcript file, from its content (not its name). Raises HarnessError if unknown."""
@@ -70,7 +67,7 @@ def detect(source: str | Path, text: str | None = None) -> str:
         if records and all(isinstance(r, dict) for r in records):
             if all("payload" in r and "type" in r for r in records):
                 return "codex"
-            if all(r.get("type") in CLAUDE_CODE_TYPES or "uuid" in r for r in records) and \
+            if all(isinstance(r.get("type"), str) and "payload" not in r for r in records) and \
                     any("uuid" in r or "sessionId" in r for r in records):
                 return "claude-code"
     else:

@@ -177,7 +177,7 @@ def load_json_document(text: str, path: str, expected: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(path, exc.lineno, None, f"bad JSON ({exc.msg} at column {exc.colno}); expected {expected}") from None
+        raise InputError(path, exc.lineno, None, f"bad JSON ({exc.msg}, column {exc.colno}); expected {expected}") from None
 
 
 def load_jsonl(text: str, path: str, expected: str) -> list[tuple[int, dict[str, Any]]]:
@@ -189,7 +189,7 @@ def load_jsonl(text: str, path: str, expected: str) -> list[tuple[int, dict[str,
         try:
             record = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise InputError(path, number, None, f"bad JSON ({exc.msg} at column {exc.colno}); expected {expected}") from None
+            raise InputError(path, number, None, f"bad JSON ({exc.msg}, column {exc.colno}); expected {expected}") from None
         if not isinstance(record, dict):
             raise InputError(path, number, None, f"expected {expected}, found a JSON {type(record).__name__}")
         out.append((number, record))

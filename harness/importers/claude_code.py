@@ -75,6 +75,10 @@ def _branch(entries: list[tuple[int, dict[str, Any]]], report: ImportReport, pat
 
 def import_claude_code(text: str, path: str, report: ImportReport) -> Session:
     entries = load_jsonl(text, path, EXPECTED)
+    if not any(isinstance(entry.get("uuid"), str) for _, entry in entries):
+        number, entry = entries[0]
+        hint = " (it looks like a Codex rollout)" if "payload" in entry else ""
+        raise InputError(path, number, "uuid", f"no entry of the file has a uuid{hint}; expected {EXPECTED}")
     for number, entry in entries:
         if not isinstance(entry.get("type"), str):
             raise InputError(path, number, "type", f"missing; expected {EXPECTED}")
