@@ -7,7 +7,7 @@ model or a file. A small registry maps names (`default`, later the peers) to pol
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator, Protocol
+from typing import Callable, Iterator, NamedTuple, Protocol
 
 from harness.errors import HarnessError
 from harness.session import Session, Turn
@@ -44,9 +44,9 @@ class PolicyConfig:
         return self.enabled and self.mode != "off"
 
 
-@dataclass(frozen=True)
-class SendPoint:
-    """The moment before a model request: `index` is the message the request would produce."""
+class SendPoint(NamedTuple):
+    """The moment before a model request: `index` is the message the request would produce.
+    A NamedTuple rather than a dataclass: one is made on every send, the hot path."""
 
     index: int
     context_tokens: int  # the estimate over everything the request would send
