@@ -1,0 +1,116 @@
+from __future__ import annotations
+
+from harness.models import _tokens
+from harness.models.base import ChatMessage as M
+from harness.models.base import ModelRequest, ToolCallSpec
+from harness.models.builtin import BuiltinClient, detect_mode
+
+SECTIONS = "\n".join(f"## {s}" for s in ("Goal", "Constraints", "Progress", "Decisions", "Files", "Errors",
+                                          "Next steps"))
+INSTRUCTION = M("user", f"Summarize the conversation so far. Use exactly these sections:\n{SECTIONS}")
+
+HISTORY = (
+    M("user", "Build a REST API for todos in app/server.py. Use port 8080 for the dev server. "
+              "Always use pnpm, never npm."),
+    M("assistant", "I'll start by reading the server file.", (ToolCallSpec("c1", "read_file", {"path": "app/server.py"}),)),
+    M("tool", "import flask\napp = flask.Flask(__name__)", tool_call_id="c1"),
+    M("assistant", "Decided to use FastAPI instead of Flask because handlers are async.",
+      (ToolCallSpec("c2", "bash", {"cmd": "pytest -q tests/test_api.py"}),)),
+    M("tool", "Traceback (most recent call last):\n  File \"x.py\", line 1\n"
+              "ModuleNotFoundError: No module named 'fastapi'", tool_call_id="c2", is_error=True),
+    M("user", "Actually use port 9090 now."),
+    M("assistant", "Next I will add the DELETE endpoint.",
+      (ToolCallSpec("c3", "edit_file", {"path": "app/routes.py", "old": "a", "new": "b"}),)),
+    M("tool", "ok", tool_call_id="c3"),
+)
+
+
+def run(messages: tuple[M, ...], budget: int = 2000, system: str | None = "You are a coding agent.") -> str:
+    return BuiltinClient().complete(ModelRequest("builtin", system, messages, budget)).text
+
+
+def section(text: str, title: str) -> str:
+    return text.split(f"## {title}\n", 1)[1].split("\n\n## ", 1)[0]
+
+
+def test_modes_are_detected() -> None:
+    assert detect_mode(ModelRequest("builtin", None, HISTORY + (INSTRUCTION,), 100)) == "summary"
+    assert detect_mode(ModelRequest("builtin", None, HISTORY + (M("user", "Which port?"),), 100)) == "answer"
+    judge = ModelRequest("builtin", "Grade the answer with a score from 0 to 5.", (M("user", "Answer: x"),), 100)
+    assert detect_mode(judge) == "judge"
+
+
+def test_summary_has_exactly_the_requested_sections_and_the_facts() -> None:
+    text = run(HISTORY + (INSTRUCTION,))
+    assert [line for line in text.splitlines() if line.startswith("## ")] == SECTIONS.splitlines()
+    assert "Build a REST API" in section(text, "Goal")
+    assert "pnpm" in section(text, "Constraints")
+    assert "9090" in section(text, "Constraints") and "8080" not in text  # the later value wins
+    assert "FastAPI instead of Flask" in section(text, "Decisions")
+    files = section(text, "Files")
+    assert "app/server.py" in files and "read" in files and "app/routes.py (edited)" in files
+    assert "ModuleNotFoundError: No module named 'fastapi'" in section(text, "Errors")
+    assert "DELETE endpoint" in section(text, "Next steps")
+
+
+def test_custom_sections_are_followed() -> None:
+    text = run(HISTORY + (M("user", "Write a summary with these sections:\n## Task\n## Open errors"),))
+    assert [line for line in text.splitlines() if line.startswith("## ")] == ["## Task", "## Open errors"]
+    assert "fastapi" in text
+
+
+def test_budget_is_respected_and_drops_oldest_first() -> None:
+    full = run(HISTORY + (INSTRUCTION,))
+    small = run(HISTORY + (INSTRUCTION,), budget=90)
+    assert _tokens.count(small) <= 90 < _tokens.count(full)
+    assert "Build a REST API" in small  # the original goal is kept longest
+    assert "DELETE endpoint" in small  # the newest items survive
+    assert "pnpm" not in small  # an old constraint was dropped: a small budget really loses information
+
+
+def test_previous_summary_is_merged() -> None:
+    first = run(HISTORY + (INSTRUCTION,))
+    later = (M("user", f"Summary of the earlier conversation:\n{first}"),
+             M("user", "Don't touch the docs folder."),
+             M("assistant", "Let's write the tests for the DELETE endpoint next."),
+             INSTRUCTION)
+    merged = run(later)
+    assert "pnpm" in section(merged, "Constraints") and "docs folder" in section(merged, "Constraints")
+    assert "Build a REST API" in section(merged, "Goal")
+    assert "app/server.py" in section(merged, "Files")
+    assert "ModuleNotFoundError" in section(merged, "Errors")
+    assert "write the tests" in section(merged, "Next steps")
+
+
+def test_answers_prefer_the_latest_value() -> None:
+    answer = run(HISTORY + (M("user", "Which port must the dev server listen on now? Answer with the number only."),),
+                 budget=100)
+    assert "9090" in answer and "8080" not in answer
+
+
+def test_answers_find_the_error_line() -> None:
+    answer = run(HISTORY + (M("user", "What exact error did the tests raise?"),), budget=100)
+    assert "ModuleNotFoundError: No module named 'fastapi'" in answer
+
+
+def test_answer_without_support_says_so() -> None:
+    assert run((M("user", "Which database hostname is staging on?"),)) == "I don't know."
+
+
+def test_judge_scores_by_fact_overlap() -> None:
+    system = "You are a strict grader. Score the answer from 0 to 5 against the expected facts."
+    full = run((M("user", "Question: port and tool?\nExpected facts:\n- port 9090\n- pnpm\nAnswer: port 9090 with pnpm"),),
+               system=system)
+    half = run((M("user", "Question: port and tool?\nExpected facts:\n- port 9090\n- pnpm\nAnswer: port 9090"),),
+               system=system)
+    assert full.startswith("score: 5\n")
+    assert half.startswith("score: 2\n")  # one of two facts: 2.5 rounds to even
+    assert "missing: pnpm" in half
+
+
+def test_deterministic_and_usage_counted() -> None:
+    request = ModelRequest("builtin", "sys", HISTORY + (INSTRUCTION,), 500)
+    a, b = BuiltinClient().complete(request), BuiltinClient().complete(request)
+    assert a.text == b.text and a.usage == b.usage
+    assert a.usage.input_tokens > 100 and a.usage.output_tokens == _tokens.count(a.text)
+    assert a.usage.cached_input_tokens == 0 and not a.truncated
