@@ -118,8 +118,7 @@ def import_transcript(path: str | Path, fmt: str = "auto", *, window: int | None
             report.notes.append(f"the transcript says window {report.window}; --window {window} wins")
         report.window, report.window_source = window, "--window"
     elif report.window is None:
-        report.window = known_window(report.model)
-        report.window_source = f"known model table ({report.model})"
+        report.window, report.window_source = _table_window(report.model)
         if report.window is None:
             raise HarnessError(f"{path}: the context window is unknown (model {report.model or 'not named'}); "
                                f"pass --window TOKENS")
@@ -133,6 +132,23 @@ def import_transcript(path: str | Path, fmt: str = "auto", *, window: int | None
         format=fmt,
     )
     return session, report, meta
+
+
+def _table_window(model: str | None) -> tuple[int | None, str]:
+    """The window of a named model: the price table (harness.models.pricing) first, then the importer's own
+    short table of common models."""
+    if not model:
+        return None, ""
+    try:
+        from harness.models.pricing import load_prices, resolve
+
+        row = resolve(model, load_prices())
+        if row.window:
+            return row.window, f"price table ({row.model})"
+    except (ImportError, HarnessError):
+        pass
+    window = known_window(model)
+    return window, (f"known model table ({model})" if window else "")
 
 
 def _read(path: str) -> str:

@@ -279,3 +279,24 @@ def test_write_case_and_draft_probes(tmp_path):
         assert all(item in seen for item in probe["all"]), probe
     parsed = tomllib.loads(render_probes(drafts))["probe"]
     assert [p["id"] for p in parsed] == [p["id"] for p in drafts]
+
+
+def test_window_comes_from_transcript_then_tables_then_option():
+    _, report, _ = load("codex.jsonl")
+    assert report.window == 272_000 and report.window_source.startswith("transcript")
+    _, report, meta = load("codex.jsonl", window=64_000)
+    assert meta.context_window == 64_000 and report.window_source == "--window"
+    assert any("272000" in note for note in report.notes)
+    _, report, _ = load("openai.json")
+    assert report.window == 128_000 and report.window_source  # price table or the importer's own table
+    _, report, meta = load("swe_agent.traj", model="gpt-4o")
+    assert meta.model == "gpt-4o" and meta.context_window == 128_000
+
+
+def test_written_case_loads_with_the_case_loader(tmp_path):
+    cases = pytest.importorskip("harness.cases")
+    session, report, meta = load("codex.jsonl")
+    write_case(tmp_path / "codex-case", session, report, meta)
+    case = cases.load_case(tmp_path / "codex-case")
+    assert case.id == "codex-case" and case.probes == () and case.model_name == "gpt-5-codex"
+    assert case.context_window == 272_000 and len(case.session.compactions) == 1

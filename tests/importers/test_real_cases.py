@@ -65,3 +65,11 @@ def test_case_session_is_the_import_of_the_sample(case_id):
     folder, _, session = load(case_id)
     imported, _, _ = import_transcript(SAMPLES / CASES[case_id], window=128_000)
     assert dumps_session(imported) == (folder / "session.jsonl").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("case_id", sorted(CASES))
+def test_case_loads_with_the_case_loader(case_id):
+    cases = pytest.importorskip("harness.cases")
+    case = cases.load_case(ROOT / "cases" / case_id)
+    assert case.id == case_id and 8 <= len(case.probes) <= 20
+    assert all(not probe.draft for probe in case.probes)
