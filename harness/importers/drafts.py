@@ -23,7 +23,7 @@ EDIT_WORDS = re.compile(r"(\bsed -i\b|^edit\b|^create\b|\bcat\s*>|>\s*\S+\.\w+|\
 EDIT_TOOLS = {"edit", "write", "multiedit", "str_replace_based_edit_tool", "apply_patch", "edit_file", "write_file",
               "create_file", "str_replace_editor"}
 ERROR_LINE = re.compile(r"^\s*((?:[\w.]+(?:Error|Exception)|E\d{3} \w+Error|error|fatal|FAILED)\b[:\s].{3,}?)\s*$", re.M)
-RULE = re.compile(r"[^.\n]*\b(must|never|always|do not|don't|should not|shouldn't|make sure|only)\b[^.\n]*", re.I)
+RULE = re.compile(r"[^.\n]*\b(must|never|always|do not|don't|should not|shouldn't|make sure|only(?!\())\b[^.\n]*", re.I)
 PLAN = re.compile(r"\b(next|now let me|now let's|let's|I will|I'll|plan)\b", re.I)
 
 
