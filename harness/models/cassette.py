@@ -129,7 +129,7 @@ class CassetteTransport(httpx2.BaseTransport):
 
     def _next_recorded(self, digest: str) -> dict[str, Any] | None:
         queue = self._queues.get(digest)
-        if not queue:
+        if not queue or self.mode == "all":
             return None
         served = self._served.get(digest, 0)
         if served >= len(queue):
