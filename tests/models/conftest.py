@@ -38,6 +38,14 @@ def no_network(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
             return real_connect(self, address)
         raise OSError(f"network blocked in tests: connect to {address!r}")
 
+    real_getaddrinfo = socket.getaddrinfo
+
+    def guarded_getaddrinfo(host: object, *args: object, **kwargs: object):  # no DNS queries either
+        if allow_loopback and host in ("127.0.0.1", "::1", "localhost"):
+            return real_getaddrinfo(host, *args, **kwargs)
+        raise socket.gaierror(f"network blocked in tests: resolve {host!r}")
+
+    monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)
     monkeypatch.setattr(socket.socket, "connect_ex", lambda self, address: guarded_connect(self, address))
     for variable in KEY_VARIABLES:

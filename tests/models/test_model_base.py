@@ -55,3 +55,11 @@ def test_usage_adds_and_truncation_flag() -> None:
     assert ModelResponse("x", total, 0.1, "m", "length").truncated
     assert ModelResponse("x", total, 0.1, "m", "max_tokens").truncated
     assert not ModelResponse("x", total, 0.1, "m", "stop").truncated
+
+
+def test_live_spec_cannot_reach_the_network_in_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.models.base import ChatMessage, ModelRequest
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with open_client("openai:gpt-5", max_retries=0) as model, pytest.raises(HarnessError, match="connection failed"):
+        model.complete(ModelRequest("gpt-5", None, (ChatMessage("user", "hi"),), 10))
