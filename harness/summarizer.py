@@ -10,7 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from harness.models.base import ChatMessage, ModelClient, ModelRequest, ToolCallSpec
 from harness.session import Message
+
+SECTIONS = ("Goal", "Constraints", "Progress", "Decisions", "Files", "Errors", "Next steps")
+SHAPES = ("prefix", "fresh")
+SUMMARY_INSTRUCTION = """\
+Summarize the conversation so far for your own continuation: everything above this message will be \
+replaced by your summary, and you will continue the task from it. Keep exact file paths, commands, \
+error messages, identifiers and values. Where something changed during the session, state only its \
+latest value. If an earlier summary is above, carry forward everything in it that still holds.
+Write these sections, in this order:
+{sections}
+Stay within {budget} tokens."""
+FRESH_SYSTEM = "You are a summarizer. You condense agent transcripts into structured notes."
 
 SUMMARY_HEADER = "[Summary of the earlier conversation, written at compaction {number}]"
 
@@ -23,6 +36,11 @@ class SummaryInput:
     budget_tokens: int
     number: int  # 1 for the first compaction of the replay
     head_start: int  # message index of head[0]
+    # Peer policies only (empty for the default): messages kept verbatim ahead of the summary in effect,
+    # shown before it (codex keeps recent user messages); and where a turn split by the tail begins in
+    # `head`, as a message index (pi summarizes that turn's prefix on its own).
+    kept: tuple[Message, ...] = ()
+    split_turn_start: int | None = None
 
 
 @dataclass(frozen=True)
@@ -59,3 +77,77 @@ class PlaceholderSummarizer:
 def summary_block(text: str, number: int) -> str:
     """The summary as it stands in the compacted context (sent as the first user message)."""
     return f"{SUMMARY_HEADER.format(number=number)}\n{text}"
+
+
+# ---------------------------------------------------------------------------------------------
+# a model as the summarizer
+
+
+def chat_message(message: Message) -> ChatMessage:
+    """A session message in the provider-neutral request shape."""
+    calls = tuple(ToolCallSpec(c.id, c.name, c.arguments) for c in message.tool_calls)
+    return ChatMessage(message.role, message.content, calls, message.tool_call_id, message.is_error)
+
+
+def instruction(budget_tokens: int, sections: tuple[str, ...] = SECTIONS) -> str:
+    return SUMMARY_INSTRUCTION.format(sections="\n".join(f"## {s}" for s in sections), budget=budget_tokens)
+
+
+def summary_request(request: SummaryInput, model: str, *, shape: str = "prefix", cache: bool = True,
+                    sections: tuple[str, ...] = SECTIONS, cache_key: str | None = None) -> ModelRequest:
+    """The summarizer call. `prefix` keeps the session's exact prefix (system prompt, the summary in
+    effect, the head as the model saw it) and appends the instruction, so a same-model call reads the
+    history from the prompt cache. `fresh` sends the same content under a summarizer system prompt as one
+    transcript: the shape that breaks the prefix (the cost study's mistake to detect)."""
+    history: list[ChatMessage] = []
+    if request.previous_summary:
+        history.append(ChatMessage("user", request.previous_summary))
+    history.extend(chat_message(m) for m in request.head)
+    ask = ChatMessage("user", instruction(request.budget_tokens, sections))
+    if shape == "prefix":
+        return ModelRequest(model, request.system, (*history, ask), request.budget_tokens, cache=cache,
+                            cache_key=cache_key, cache_prefix_messages=len(history), label="summary")
+    if shape != "fresh":
+        raise ValueError(f"unknown request shape {shape!r}")
+    transcript = "\n\n".join(f"[{m.role}] {_chat_text(m)}" for m in history)
+    return ModelRequest(model, FRESH_SYSTEM, (ChatMessage("user", f"{transcript}\n\n{ask.content}"),),
+                        request.budget_tokens, cache=cache, cache_key=cache_key, cache_prefix_messages=0,
+                        label="summary-fresh")
+
+
+def _chat_text(message: ChatMessage) -> str:
+    calls = "\n".join(f"{c.name} {c.arguments}" for c in message.tool_calls)
+    return f"{message.content}\n{calls}".strip()
+
+
+@dataclass
+class ModelSummarizer:
+    """Summarize with a ModelClient. `same` in the runner means the session's own model."""
+
+    client: ModelClient
+    model: str
+    shape: str = "prefix"
+    cache: bool = True
+    sections: tuple[str, ...] = SECTIONS
+    responses: list[Any] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.client.spec if hasattr(self.client, "spec") else self.model
+
+    def summarize(self, request: SummaryInput) -> SummaryResult:
+        response = self.client.complete(summary_request(request, self.model, shape=self.shape, cache=self.cache,
+                                                        sections=self.sections))
+        self.responses.append(response)
+        return SummaryResult(response.text, self.name, response.usage, response.latency_s,
+                             response.latency_source, response.finish_reason,
+                             {"truncated": response.truncated})
+
+
+def model_summarizer(spec: str, **options: Any) -> ModelSummarizer:
+    """A summarizer for a model spec (`builtin`, `openai:MODEL`, ...), opened now so a missing key fails early."""
+    from harness.models.base import check_spec, open_client
+
+    client_options = {k: options.pop(k) for k in ("cassette_path", "record_mode", "case_id", "transport")
+                      if k in options}
+    return ModelSummarizer(open_client(spec, **client_options), check_spec(spec).model, **options)

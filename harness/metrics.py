@@ -1,0 +1,152 @@
+"""Scores and statistics: pass rates with Wilson intervals, retention normalised between the controls,
+summary-level checks, and paired tests between configurations."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from harness.session import Message
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Rate:
+    passed: int
+    total: int
+
+    @property
+    def value(self) -> float | None:
+        return self.passed / self.total if self.total else None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        return wilson(self.passed, self.total)
+
+    def to_json(self) -> dict:
+        low_high = self.interval
+        return {"passed": self.passed, "total": self.total,
+                "rate": None if self.value is None else round(self.value, 4),
+                "wilson95": None if low_high is None else [round(low_high[0], 4), round(low_high[1], 4)]}
+
+
+def wilson(passed: int, total: int, z: float = Z95) -> tuple[float, float] | None:
+    """The Wilson score interval: well-behaved at 0 and 100% and for small samples."""
+    if total == 0:
+        return None
+    p = passed / total
+    denominator = 1 + z * z / total
+    centre = (p + z * z / (2 * total)) / denominator
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def normalised_retention(compacted: float, full: float, floor: float) -> float | None:
+    """(compacted - floor) / (full - floor): 1 is as good as no compaction, 0 as good as no summary."""
+    if full <= floor:
+        return None
+    return (compacted - floor) / (full - floor)
+
+
+# ---------------------------------------------------------------------------------------------
+# paired comparisons
+
+
+def mcnemar_exact(only_a: int, only_b: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant pairs (a binomial test at 1/2)."""
+    n = only_a + only_b
+    if n == 0:
+        return 1.0
+    k = min(only_a, only_b)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def bootstrap_difference(a: Sequence[float], b: Sequence[float], rounds: int = 2000,
+                         seed: int = 0) -> tuple[float, float, float]:
+    """Mean of b - a over paired items, with a 95% percentile bootstrap interval (seeded: reproducible)."""
+    if len(a) != len(b) or not a:
+        raise ValueError("bootstrap needs two paired, non-empty samples")
+    differences = [y - x for x, y in zip(a, b)]
+    rng = random.Random(seed)
+    n = len(differences)
+    means = sorted(sum(differences[rng.randrange(n)] for _ in range(n)) / n for _ in range(rounds))
+    return sum(differences) / n, means[int(0.025 * rounds)], means[int(0.975 * rounds) - 1]
+
+
+# ---------------------------------------------------------------------------------------------
+# summary-level checks (no model)
+
+_PATH = re.compile(r"(?<![\w/.-])(?:\.{1,2}/)?(?:[\w.-]+/)+[\w.-]*\w|(?<![\w/.-])[\w-]+\.(?:py|ts|tsx|js|go|rs|"
+                   r"java|toml|json|yaml|yml|md|txt|cfg|ini|sql|sh|lock|html|css|rb|c|h|cpp)\b")
+_URLISH = re.compile(r"^(https?:|www\.)")
+
+
+def paths_in(text: str) -> set[str]:
+    return {p.strip("./") for p in _PATH.findall(text) if not _URLISH.match(p)}
+
+
+def touched_paths(messages: Iterable[Message]) -> set[str]:
+    """Paths named in tool-call arguments: what the agent read, edited or created."""
+    found: set[str] = set()
+    for message in messages:
+        for call in message.tool_calls:
+            for value in call.arguments.values():
+                if isinstance(value, str):
+                    found |= paths_in(value)
+    return found
+
+
+@dataclass(frozen=True)
+class SummaryCheck:
+    compaction: int
+    head_tokens: int
+    summary_tokens: int
+    compression_ratio: float | None
+    sections_present: tuple[str, ...]
+    sections_missing: tuple[str, ...]
+    artifact_recall: float | None
+    artifact_precision: float | None
+    hallucinated_paths: tuple[str, ...]
+    stale_facts: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+
+
+def check_summary(number: int, summary: str, head: Sequence[Message], previous_summary: str | None,
+                  head_tokens: int, summary_tokens: int, sections: Sequence[str],
+                  superseded: Sequence[str] = ()) -> SummaryCheck:
+    """`superseded`: values replaced before this compaction; stating one in the summary is a stale fact."""
+    lowered = summary.lower()
+    present = tuple(s for s in sections if re.search(rf"^#+\s*{re.escape(s.lower())}\b", lowered, re.MULTILINE))
+    touched = touched_paths(head)
+    mentioned = paths_in(summary)
+    source_text = "\n".join(m.content + " " + " ".join(str(c.arguments) for c in m.tool_calls) for m in head)
+    source_text += "\n" + (previous_summary or "")
+    recall = len(touched & mentioned) / len(touched) if touched else None
+    precision = len(mentioned & touched) / len(mentioned) if mentioned and touched else None
+    hallucinated = tuple(sorted(p for p in mentioned if p not in source_text))
+    stale = tuple(v for v in superseded if v.lower() in lowered)
+    return SummaryCheck(number, head_tokens, summary_tokens,
+                        round(head_tokens / summary_tokens, 2) if summary_tokens else None,
+                        present, tuple(s for s in sections if s not in present),
+                        None if recall is None else round(recall, 3),
+                        None if precision is None else round(precision, 3), hallucinated, stale)
+
+
+# ---------------------------------------------------------------------------------------------
+# retention against fact age and compactions survived
+
+AGE_BUCKETS = ((0, 20), (20, 50), (50, 100), (100, 200), (200, 10**9))
+
+
+def age_bucket(age: int) -> str:
+    for low, high in AGE_BUCKETS:
+        if low <= age < high:
+            return f"{low}-{high - 1}" if high < 10**9 else f"{low}+"
+    return "?"

@@ -1,0 +1,204 @@
+"""Aggregates of a run, the terminal summary and report.md."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable
+
+from rich.console import Console
+from rich.table import Table
+
+from harness.metrics import Rate, normalised_retention
+from harness.probes import CONDITIONS
+
+GRADES = ("answered", "retained")
+
+
+def _ok(records: Iterable[dict]) -> list[dict]:
+    return [r for r in records if r.get("status") == "ok"]
+
+
+def probe_rows(records: Iterable[dict]) -> list[tuple[dict, dict]]:
+    """(case record, probe record) for every probe of every finished case."""
+    return [(r, p) for r in _ok(records) for p in r["probes"]]
+
+
+def passed(probe: dict, condition: str, grade: str) -> bool | None:
+    result = probe.get("conditions", {}).get(condition, {})
+    return result.get(grade)
+
+
+def rates(rows: list[tuple[dict, dict]], grade: str) -> dict[str, Any]:
+    valid = [p for _, p in rows if p.get("valid")]
+    out = {}
+    for condition in CONDITIONS:
+        outcomes = [passed(p, condition, grade) for p in valid]
+        outcomes = [o for o in outcomes if o is not None]
+        out[condition] = Rate(sum(outcomes), len(outcomes)).to_json()
+    values = [out[c]["rate"] for c in CONDITIONS]
+    out["normalised_retention"] = (None if None in values else
+                                   _round(normalised_retention(values[0], values[1], values[2])))
+    return out
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def grouped(rows, key, grade: str) -> dict[str, Any]:
+    groups: dict[str, list] = defaultdict(list)
+    for record, probe in rows:
+        groups[str(key(record, probe))].append((record, probe))
+    return {name: rates(members, grade) for name, members in sorted(groups.items())}
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
+
+
+def aggregate(records: list[dict]) -> dict[str, Any]:
+    rows = probe_rows(records)
+    ok = _ok(records)
+    grade = "answered" if any(passed(p, "full", "answered") is not None for _, p in rows) else "retained"
+    summaries = [s for r in ok for s in r.get("summaries", [])]
+    timings = [t for r in ok for t in r.get("timings", {}).get("compactions", [])]
+    return {
+        "grade": grade,
+        "cases": len(records),
+        "cases_ok": len(ok),
+        "errors": {r["case"]: r["error"] for r in records if r.get("status") == "error"},
+        "probes": len(rows),
+        "valid_probes": sum(1 for _, p in rows if p.get("valid")),
+        "invalid_probes": sorted(f"{r['case']}/{p['id']}" for r, p in rows if not p.get("valid")),
+        "floor_survives": sum(1 for _, p in rows if p.get("valid") and p.get("floor_survives")),
+        "overall": {g: rates(rows, g) for g in GRADES},
+        "by_kind": grouped(rows, lambda r, p: p["kind"], grade),
+        "by_pool": grouped(rows, lambda r, p: r["pool"], grade),
+        "by_age": grouped(rows, lambda r, p: p.get("age_bucket", "?"), grade),
+        "by_compactions_survived": grouped(rows, lambda r, p: p.get("compactions_survived", 0), grade),
+        "compactions": {r["case"]: len(r["events"]) for r in ok},
+        "summary": {
+            "count": len(summaries),
+            "mean_tokens": _mean(s["summary_tokens"] for s in summaries),
+            "mean_compression_ratio": _mean(s["compression_ratio"] for s in summaries),
+            "mean_artifact_recall": _mean(s["artifact_recall"] for s in summaries),
+            "mean_artifact_precision": _mean(s["artifact_precision"] for s in summaries),
+            "hallucinated_paths": sum(len(s["hallucinated_paths"]) for s in summaries),
+            "stale_facts": sum(len(s["stale_facts"]) for s in summaries),
+            "missing_sections": sum(len(s["sections_missing"]) for s in summaries),
+            "truncated": sum(1 for s in summaries if s.get("truncated")),
+        },
+        "usage": _sum_usage(r.get("usage", {}) for r in ok),
+        "latency": _latency(timings),
+    }
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return round(statistics.fmean(present), 4) if present else None
+
+
+def _sum_usage(usages: Iterable[dict]) -> dict[str, int]:
+    total: dict[str, int] = defaultdict(int)
+    for usage in usages:
+        for key, value in usage.items():
+            total[key] += value
+    return dict(total)
+
+
+def _latency(timings: list[dict]) -> dict[str, Any]:
+    sources = sorted({t["latency_source"] for t in timings})
+    harness = [t["harness_time_s"] for t in timings]
+    model = [t["model_time_s"] for t in timings]
+    return {"compactions": len(timings), "model_time_source": "/".join(sources) or None,
+            "harness_p50_s": _round(percentile(harness, 50)), "harness_p95_s": _round(percentile(harness, 95)),
+            "model_p50_s": _round(percentile(model, 50)), "model_p95_s": _round(percentile(model, 95))}
+
+
+# ---------------------------------------------------------------------------------------------
+# rendering
+
+
+def fmt_rate(rate: dict | None) -> str:
+    if not rate or rate.get("rate") is None:
+        return "-"
+    low, high = rate["wilson95"]
+    return f"{100 * rate['rate']:.1f}% [{100 * low:.0f}-{100 * high:.0f}] ({rate['passed']}/{rate['total']})"
+
+
+def rate_table(title: str, groups: dict[str, dict], first: str) -> Table:
+    table = Table(title=title)
+    table.add_column(first)
+    for column in (*CONDITIONS, "normalised"):
+        table.add_column(column, justify="right")
+    for name, group in groups.items():
+        norm = group.get("normalised_retention")
+        table.add_row(name, *(fmt_rate(group[c]) for c in CONDITIONS), "-" if norm is None else f"{norm:.2f}")
+    return table
+
+
+def render_summary(run: dict[str, Any], console: Console) -> None:
+    agg, config = run["aggregates"], run["configuration"]
+    grade = agg["grade"]
+    console.print(f"[bold]run {run['run_id']}[/]: policy {config['policy']}, model {config['model']}, summarizer "
+                  f"{config['summarizer_spec']}, answerer {config['answerer']}, cache {'on' if config['cache'] else 'off'}")
+    console.print(f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes ({agg['valid_probes']} valid, "
+                  f"{len(agg['invalid_probes'])} invalid, {agg['floor_survives']} survive without a summary); "
+                  f"grade: {grade}")
+    overall = {g: agg["overall"][g] for g in GRADES if agg["overall"][g]["full"]["total"]}
+    console.print(rate_table("pass rate (Wilson 95%)", overall, "grade"))
+    console.print(rate_table(f"by kind ({grade})", agg["by_kind"], "kind"))
+    console.print(rate_table(f"by pool ({grade})", agg["by_pool"], "pool"))
+    s, lat, usage = agg["summary"], agg["latency"], agg["usage"]
+    console.print(f"compactions: {sum(agg['compactions'].values())} "
+                  f"({', '.join(f'{k} {v}' for k, v in agg['compactions'].items() if v)}); summaries: mean "
+                  f"{s['mean_tokens']} tokens, compression {s['mean_compression_ratio']}x, artifact recall "
+                  f"{s['mean_artifact_recall']} precision {s['mean_artifact_precision']}, "
+                  f"{s['hallucinated_paths']} hallucinated paths, {s['stale_facts']} stale facts")
+    console.print(f"summarizer usage: {usage.get('input_tokens', 0)} input ({usage.get('cached_input_tokens', 0)} "
+                  f"cached, {usage.get('cache_write_tokens', 0)} written), {usage.get('output_tokens', 0)} output "
+                  f"over {usage.get('calls', 0)} calls; cost {run.get('cost', {}).get('text', 'n/a')}")
+    console.print(f"compaction latency: harness p50 {lat['harness_p50_s']} s p95 {lat['harness_p95_s']} s "
+                  f"(measured); model p50 {lat['model_p50_s']} s p95 {lat['model_p95_s']} s "
+                  f"({lat['model_time_source']})")
+    for case, error in agg["errors"].items():
+        console.print(f"[red]error[/] in {case}: {error}", markup=True)
+
+
+def markdown_rates(title: str, groups: dict[str, dict], first: str) -> list[str]:
+    lines = [f"### {title}", "", f"| {first} | compacted | full | floor | normalised |", "| --- | --- | --- | --- | --- |"]
+    for name, group in groups.items():
+        norm = group.get("normalised_retention")
+        lines.append(f"| {name} | " + " | ".join(fmt_rate(group[c]) for c in CONDITIONS)
+                     + f" | {'-' if norm is None else f'{norm:.2f}'} |")
+    return lines + [""]
+
+
+def write_markdown(run: dict[str, Any], path: Path) -> None:
+    agg, config = run["aggregates"], run["configuration"]
+    grade = agg["grade"]
+    lines = [f"# Run {run['run_id']}", "",
+             f"Policy `{config['policy']}`, model `{config['model']}`, summarizer `{config['summarizer_spec']}`, "
+             f"answerer `{config['answerer']}`, cache {'on' if config['cache'] else 'off'}; harness "
+             f"{run['harness_version']} at {run.get('git_commit')}.", "",
+             f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes, {agg['valid_probes']} valid; "
+             f"{agg['floor_survives']} valid probes survive without any summary (they do not test it).", ""]
+    lines += markdown_rates("Pass rate", {g: agg["overall"][g] for g in GRADES}, "grade")
+    lines += markdown_rates(f"By kind ({grade})", agg["by_kind"], "kind")
+    lines += markdown_rates(f"By pool ({grade})", agg["by_pool"], "pool")
+    lines += markdown_rates(f"By fact age in messages ({grade})", agg["by_age"], "age")
+    lines += markdown_rates(f"By compactions survived ({grade})", agg["by_compactions_survived"], "compactions")
+    lines += ["### Compaction and summaries", "", "| case | compactions |", "| --- | --- |"]
+    lines += [f"| {case} | {n} |" for case, n in agg["compactions"].items()]
+    lines += ["", "```", *(f"{k}: {v}" for k, v in agg["summary"].items()), "```", ""]
+    if agg["invalid_probes"]:
+        lines += ["### Invalid probes (fail on the full history)", "", *(f"- {p}" for p in agg["invalid_probes"]), ""]
+    if agg["errors"]:
+        lines += ["### Errors", "", *(f"- {c}: {e}" for c, e in agg["errors"].items()), ""]
+    path.write_text("\n".join(lines), encoding="utf-8")

@@ -1,0 +1,115 @@
+"""The results folder: `results/<run-id>/run.json`, one file per case, written as cases finish.
+
+run.json holds the configuration, per case the compaction events and per probe the answers and grades
+for the compacted context and each control, and the aggregates. `cases/<id>.json` adds the compacted
+contexts themselves. A case file is written the moment the case finishes and run.json is rewritten
+from the case files, so an interrupted run keeps everything that finished and can be resumed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from harness.errors import HarnessError
+
+SCHEMA_VERSION = 1
+# Fields that differ between two identical runs: left out when runs are compared for equality.
+VOLATILE_KEYS = frozenset({"created", "finished", "timings", "run_id", "out", "git_commit", "elapsed_s",
+                           "wall_time_s", "harness_time_s", "model_time_s"})
+
+
+def harness_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("compaction-harness")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def git_commit() -> str | None:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              timeout=5, cwd=Path(__file__).parent).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass
+class RunFolder:
+    path: Path
+
+    @property
+    def run_file(self) -> Path:
+        return self.path / "run.json"
+
+    def case_file(self, case_id: str, repeat: int = 0) -> Path:
+        suffix = f".r{repeat}" if repeat else ""
+        return self.path / "cases" / f"{case_id}{suffix}.json"
+
+    def create(self, header: dict[str, Any], resume: bool) -> None:
+        if self.run_file.exists() and not resume:
+            raise HarnessError(f"{self.path} already holds a run: pass --resume to continue it or --out elsewhere")
+        if resume and self.run_file.exists():
+            existing = read_run(self.path)
+            if existing["configuration"] != header["configuration"]:
+                raise HarnessError(f"{self.path}: --resume with a different configuration than the run it holds")
+        (self.path / "cases").mkdir(parents=True, exist_ok=True)
+        if not self.run_file.exists():
+            write_json(self.run_file, {**header, "cases": {}, "aggregates": {}})
+
+    def finished_cases(self) -> set[tuple[str, int]]:
+        done = set()
+        for path in (self.path / "cases").glob("*.json"):
+            record = json.loads(path.read_text())
+            if record.get("status") == "ok":
+                done.add((record["case"], record.get("repeat", 0)))
+        return done
+
+    def write_case(self, record: dict[str, Any]) -> None:
+        write_json(self.case_file(record["case"], record.get("repeat", 0)), record)
+
+    def case_records(self) -> list[dict[str, Any]]:
+        return [json.loads(p.read_text()) for p in sorted((self.path / "cases").glob("*.json"))]
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write through a temporary file so a crash never leaves half a document."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False) + "\n", encoding="utf-8")
+    partial.replace(path)
+
+
+def read_run(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    run_file = path / "run.json" if path.is_dir() else path
+    try:
+        data = json.loads(run_file.read_text(encoding="utf-8"))
+    except OSError:
+        raise HarnessError(f"{run_file}: no run here (expected a results folder with run.json)") from None
+    except json.JSONDecodeError as exc:
+        raise HarnessError(f"{run_file}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise HarnessError(f"{run_file}: schema_version {data.get('schema_version')!r}, this harness reads "
+                           f"{SCHEMA_VERSION}")
+    return data
+
+
+def strip_volatile(data: Any) -> Any:
+    """A run without the fields that differ between identical runs (times, ids, commit)."""
+    if isinstance(data, dict):
+        return {k: strip_volatile(v) for k, v in data.items() if k not in VOLATILE_KEYS}
+    if isinstance(data, list):
+        return [strip_volatile(v) for v in data]
+    return data

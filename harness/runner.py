@@ -1,0 +1,301 @@
+"""The run: cases x configurations through the compaction path, probes graded under each control.
+
+One failing case is reported and the others finish; each finished case is written at once; `resume`
+skips the cases a folder already holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from harness.cases import Case
+from harness.compactor import Compactor, Replay
+from harness.errors import HarnessError
+from harness.metrics import age_bucket, check_summary
+from harness.models.base import ModelClient, check_spec, open_client
+from harness.policy import PolicyConfig, make_policy
+from harness.probes import CONDITIONS, conditions, grade
+from harness.results import SCHEMA_VERSION, RunFolder, git_commit, harness_version, now
+from harness.summarizer import SECTIONS, ModelSummarizer, SummaryInput, SummaryResult
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One configuration of the matrix. `summarizer="same"` is the session's own model (`model`)."""
+
+    policy: str = "default"
+    model: str = "builtin"
+    summarizer: str = "same"
+    answerer: str | None = None  # default: the model continuing the session (`model`)
+    judge: str | None = None
+    cache: bool = True
+    settings: tuple[tuple[str, Any], ...] = ()
+    record_mode: str = "none"
+    cassettes: str = "goldens/cassettes"
+    at_recorded_points: bool = False
+
+    @property
+    def summarizer_spec(self) -> str:
+        return self.model if self.summarizer == "same" else self.summarizer
+
+    @property
+    def answerer_spec(self) -> str:
+        return self.answerer or self.model
+
+    def validate(self) -> None:
+        for spec in {self.model, self.summarizer_spec, self.answerer_spec, self.judge} - {None}:
+            check_spec(spec)
+        if self.judge and self.judge in (self.model, self.summarizer_spec):
+            raise HarnessError(f"the judge {self.judge} is a model under test; pick another judge model")
+
+    def describe(self) -> dict[str, Any]:
+        return {"policy": self.policy, "model": self.model, "summarizer": self.summarizer,
+                "summarizer_spec": self.summarizer_spec, "answerer": self.answerer_spec, "judge": self.judge,
+                "cache": self.cache, "settings": dict(self.settings)}
+
+    def key(self) -> str:
+        return hashlib.sha256(json.dumps(self.describe(), sort_keys=True).encode()).hexdigest()[:10]
+
+
+# ---------------------------------------------------------------------------------------------
+# one case
+
+
+@dataclass
+class Clients:
+    """One client per model spec within a case, so a cassette file has one writer."""
+
+    config: RunConfig
+    case_id: str
+    opened: dict[str, ModelClient] = field(default_factory=dict)
+
+    def get(self, spec: str) -> ModelClient:
+        if spec not in self.opened:
+            parsed = check_spec(spec)
+            cassette = None
+            if parsed.provider != "builtin":
+                from harness.models.cassette import cassette_path
+
+                cassette = cassette_path(self.config.cassettes, self.case_id, spec)
+            self.opened[spec] = open_client(spec, cassette_path=cassette, record_mode=self.config.record_mode,
+                                            case_id=self.case_id)
+        return self.opened[spec]
+
+    def close(self) -> None:
+        for client in self.opened.values():
+            client.close()
+
+
+@dataclass
+class Folding:
+    """Wraps the summarizer to keep what each compaction was given and wrote (for summary checks)."""
+
+    inner: ModelSummarizer
+    calls: list[tuple[SummaryInput, SummaryResult]] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def summarize(self, request: SummaryInput) -> SummaryResult:
+        result = self.inner.summarize(request)
+        self.calls.append((request, result))
+        return result
+
+
+def policy_config(case: Case, config: RunConfig) -> PolicyConfig:
+    values = {"context_window": case.context_window, "max_output_tokens": case.max_output_tokens,
+              **case.settings, **dict(config.settings)}
+    try:
+        return PolicyConfig(**values)
+    except TypeError as exc:
+        raise HarnessError(f"unknown policy setting: {exc}") from None
+
+
+def evaluate_case(case: Case, config: RunConfig, repeat: int = 0) -> dict[str, Any]:
+    started = time.perf_counter()
+    clients = Clients(config, case.id)
+    try:
+        summarizer = Folding(ModelSummarizer(clients.get(config.summarizer_spec),
+                                             check_spec(config.summarizer_spec).model, cache=config.cache))
+        policy = make_policy(config.policy, policy_config(case, config))
+        points = set(case.points) | {"end"}
+        replay = Compactor(case.session, policy, summarizer, points=points).run()
+        replayed = time.perf_counter()
+        answerer = clients.get(config.answerer_spec)
+        judge = clients.get(config.judge) if config.judge else None
+        probes = grade_probes(case, replay, answerer, check_spec(config.answerer_spec).model,
+                              judge, check_spec(config.judge).model if config.judge else "")
+        graded = time.perf_counter()
+    finally:
+        clients.close()
+    return {
+        "case": case.id, "pool": case.pool, "repeat": repeat, "status": "ok",
+        "messages": len(case.session.messages),
+        "events": [_event_json(e) for e in replay.events],
+        "risk_counts": replay.risk_counts(),
+        "summaries": [_summary_json(case, replay, req, res) for req, res in summarizer.calls],
+        "probes": probes,
+        "usage": _usage_totals(summarizer.calls),
+        "timings": {"replay_s": round(replayed - started, 4), "grading_s": round(graded - replayed, 4),
+                    "compactions": [_timing_json(e) for e in replay.events]},
+        "contexts": {point: _snapshot_json(s) for point, s in sorted(replay.snapshots.items())},
+    }
+
+
+def grade_probes(case: Case, replay: Replay, answerer: ModelClient, answerer_model: str,
+                 judge: ModelClient | None, judge_model: str) -> list[dict[str, Any]]:
+    results = []
+    texts: dict[tuple[str, str], str] = {}
+    for probe in case.probes:
+        snapshot = replay.snapshots.get(probe.at)
+        if snapshot is None:
+            results.append({"id": probe.id, "kind": probe.kind, "at": probe.at, "valid": False,
+                            "invalid_reason": f"probe point {probe.at} never reached"})
+            continue
+        grades = {}
+        for name, condition in conditions(case.session, snapshot).items():
+            key = (probe.at, name)
+            if key not in texts:
+                texts[key] = condition.text()
+            grades[name] = grade(condition, probe, answerer, answerer_model, judge, judge_model, texts[key])
+        full = grades["full"]
+        valid = full.answered if full.answered is not None else full.retained
+        survived = sum(1 for e in replay.events[:snapshot.compactions] if e.tail_start > probe.planted_at)
+        results.append({
+            "id": probe.id, "kind": probe.kind, "at": probe.at, "planted_at": probe.planted_at,
+            "fact_age": snapshot.end - probe.planted_at, "age_bucket": age_bucket(snapshot.end - probe.planted_at),
+            "compactions_survived": survived, "valid": bool(valid),
+            **({} if valid else {"invalid_reason": "fails on the full history"}),
+            "floor_survives": bool(grades["floor"].answered if grades["floor"].answered is not None
+                                   else grades["floor"].retained),
+            "conditions": {name: grades[name].to_json() for name in CONDITIONS},
+        })
+    return results
+
+
+def _event_json(event) -> dict[str, Any]:
+    data = asdict(event)
+    for key in ("wall_time_s", "harness_time_s", "model_time_s"):
+        data.pop(key)
+    return data
+
+
+def _timing_json(event) -> dict[str, Any]:
+    return {"number": event.number, "wall_time_s": round(event.wall_time_s, 6),
+            "harness_time_s": round(event.harness_time_s, 6), "model_time_s": round(event.model_time_s, 6),
+            "latency_source": event.latency_source}
+
+
+def _snapshot_json(snapshot) -> dict[str, Any]:
+    return {"end": snapshot.end, "live_start": snapshot.live_start, "kept": list(snapshot.kept),
+            "compactions": snapshot.compactions, "est_tokens": snapshot.est_tokens,
+            "true_tokens": snapshot.true_tokens, "summary": snapshot.summary}
+
+
+def _summary_json(case: Case, replay: Replay, request: SummaryInput, result: SummaryResult) -> dict[str, Any]:
+    event = replay.events[request.number - 1]
+    superseded = [value for probe in case.probes if probe.kind == "update" and probe.planted_at < event.tail_start
+                  for value in probe.none]
+    check = check_summary(request.number, result.text, request.head, request.previous_summary,
+                          event.summary_request_tokens, event.summary_tokens, SECTIONS, superseded)
+    return {**check.to_json(), "model": result.model, "finish_reason": result.finish_reason,
+            "truncated": bool(result.extra.get("truncated")), "latency_source": result.latency_source}
+
+
+def _usage_totals(calls) -> dict[str, int]:
+    total = {"input_tokens": 0, "cached_input_tokens": 0, "cache_write_tokens": 0, "output_tokens": 0, "calls": 0}
+    for _, result in calls:
+        if result.usage is not None:
+            for key in total.keys() - {"calls"}:
+                total[key] += getattr(result.usage, key)
+        total["calls"] += 1
+    return total
+
+
+# ---------------------------------------------------------------------------------------------
+# the matrix
+
+
+def header(config: RunConfig, run_id: str, label: str | None) -> dict[str, Any]:
+    return {"schema_version": SCHEMA_VERSION, "run_id": run_id, "label": label, "created": now(),
+            "harness_version": harness_version(), "git_commit": git_commit(),
+            "configuration": {**config.describe(), "record_mode": config.record_mode,
+                              "cassettes": config.cassettes if config.record_mode else None}}
+
+
+def run_cases(cases: list[Case], config: RunConfig, folder: RunFolder, *, run_id: str, label: str | None = None,
+              resume: bool = False, repeat: int = 1, concurrency: int = 1,
+              on_case: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Evaluate every case (x repeat) and write as each finishes. Returns the finished run document."""
+    from harness.report import aggregate
+
+    config.validate()
+    for spec in {config.model, config.summarizer_spec, config.answerer_spec, config.judge} - {None}:
+        _check_key(spec, config)
+    folder.create(header(config, run_id, label), resume)
+    done = folder.finished_cases() if resume else set()
+    todo = [(case, r) for case in cases for r in range(repeat) if (case.id, r) not in done]
+
+    def one(case: Case, r: int) -> dict[str, Any]:
+        try:
+            record = evaluate_case(case, config, r)
+        except HarnessError as exc:
+            record = {"case": case.id, "pool": case.pool, "repeat": r, "status": "error", "error": str(exc)}
+        except Exception as exc:  # isolate the case; the run goes on and reports it
+            record = {"case": case.id, "pool": case.pool, "repeat": r, "status": "error",
+                      "error": f"{type(exc).__name__}: {exc}"}
+        folder.write_case(record)
+        return record
+
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        futures = [pool.submit(one, case, r) for case, r in todo]
+        for future in as_completed(futures):
+            record = future.result()
+            write_run(folder, aggregate)
+            if on_case:
+                on_case(record)
+    return write_run(folder, aggregate, finished=True)
+
+
+def write_run(folder: RunFolder, aggregate, finished: bool = False) -> dict[str, Any]:
+    from harness.results import read_run, write_json
+
+    run = read_run(folder.path)
+    records = folder.case_records()
+    run["cases"] = {_record_key(r): {k: v for k, v in r.items() if k != "contexts"} for r in records}
+    run["aggregates"] = aggregate(records)
+    if finished:
+        run["finished"] = now()
+    write_json(folder.run_file, run)
+    return run
+
+
+def _record_key(record: dict[str, Any]) -> str:
+    return record["case"] + (f".r{record['repeat']}" if record.get("repeat") else "")
+
+
+def _check_key(spec: str, config: RunConfig) -> None:
+    """Fail before any work when a key is needed and missing (opening a client checks it)."""
+    parsed = check_spec(spec)
+    if parsed.provider == "builtin" or parsed.emulated:
+        return
+    if config.record_mode == "none":
+        return  # replay only: no key needed
+    open_client(spec).close()
+
+
+def default_run_id(config: RunConfig, label: str | None) -> str:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    name = label or f"{config.policy}-{config.model.replace(':', '_').replace('/', '_').replace('@', '_')}"
+    return f"{stamp}-{name}"
+
+
+def results_path(out: str | None, run_id: str) -> Path:
+    return Path(out) if out else Path("results") / run_id
