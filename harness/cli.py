@@ -1,0 +1,273 @@
+"""Command line: argument parsing and rendering only; each command calls one function."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from harness.errors import HarnessError
+
+# Wide tables in CI logs and pipes; a terminal keeps its own width.
+out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() else 160)
+
+
+# ---------------------------------------------------------------------------------------------
+# simulate
+
+
+def add_policy_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--policy", default="default", help="policy name (default: %(default)s)")
+    parser.add_argument("--window", type=int, help="context window in tokens (default: the case's)")
+    parser.add_argument("--max-output", type=int, help="the model's max output tokens (default: the case's)")
+    parser.add_argument("--reserve", type=int, help="reserve_tokens (default 16384)")
+    parser.add_argument("--tail-turns", type=int, help="tail_turns (default 3)")
+    parser.add_argument("--tail-cap", type=int, help="tail_cap_tokens (default 16384)")
+    parser.add_argument("--mode", choices=("read_write", "lookup", "off"), help="default read_write")
+    parser.add_argument("--summary-tokens", type=int, help="summarizer output budget (default 4096)")
+
+
+def policy_settings(args: argparse.Namespace) -> dict[str, Any]:
+    return {"context_window": args.window, "max_output_tokens": args.max_output,
+            "reserve_tokens": args.reserve, "tail_turns": args.tail_turns,
+            "tail_cap_tokens": args.tail_cap, "mode": args.mode, "summary_tokens": args.summary_tokens}
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from harness.simulate import Simulator, config_for, load_target, parse_int_list
+
+    target = load_target(args.target)
+    extra = {}
+    if args.summarizer:
+        from harness.summarizer import model_summarizer
+
+        extra["summarizer"] = model_summarizer(args.summarizer)
+    simulator = Simulator(target, estimator=args.estimator, tokenizer=args.tokenizer, **extra)
+    config = config_for(target, policy_settings(args))
+    if args.sweep:
+        windows = parse_int_list(args.windows, "--windows") if args.windows else [config.context_window]
+        reserves = parse_int_list(args.reserves, "--reserves")
+        rows = simulator.sweep(args.policy, config, windows, reserves)
+        if args.json:
+            print(json.dumps({"target": target.name, "sweep": rows}, indent=2))
+        else:
+            render_sweep(target.name, rows)
+        return 0
+    result = simulator.run(args.policy, config)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        render_simulation(result)
+    return 0
+
+
+def render_simulation(result) -> None:
+    replay, config = result.replay, result.config
+    out.print(f"[bold]{result.target}[/]: {result.messages} messages, {replay.sends} sends, policy "
+              f"{result.policy} ({config.mode}), window {config.context_window}, reserve {config.reserve_tokens}, "
+              f"estimator {result.estimator}; replayed in {result.elapsed_s:.3f} s")
+    table = Table(title="compaction events")
+    for column in ("#", "send", "head..tail", "turns", "steps", "one step", "before est/true",
+                   "after est/true", "summary", "source"):
+        table.add_column(column, justify="right" if column not in ("source", "one step") else "left")
+    for e in replay.events:
+        table.add_row(str(e.number), str(e.send_index), f"{e.head_start}..{e.tail_start}", str(e.turns_kept),
+                      str(e.steps_kept), "yes" if e.truncated_to_step else "", f"{e.tokens_before_est}/{e.tokens_before_true}",
+                      f"{e.tokens_after_est}/{e.tokens_after_true}", str(e.summary_tokens), e.source)
+    out.print(table if replay.events else "no compaction")
+    counts = replay.risk_counts()
+    risks = Table(title="risks the policy leaves")
+    risks.add_column("risk")
+    risks.add_column("sends", justify="right")
+    risks.add_column("first", justify="left")
+    for kind, count in counts.items():
+        first = next((r for r in replay.risks if r.kind == kind), None)
+        risks.add_row(kind, str(count), f"@{first.send_index}: {first.detail}" if first else "")
+    out.print(risks)
+
+
+def render_sweep(name: str, rows: list[dict]) -> None:
+    from harness.compactor import RISK_KINDS
+
+    table = Table(title=f"reserve sweep: {name}")
+    for column in ("policy", "window", "reserve", "compactions", *RISK_KINDS):
+        table.add_column(column, justify="right")
+    for row in rows:
+        table.add_row(row["policy"], str(row["context_window"]), str(row["reserve_tokens"]),
+                      str(row["compactions"]), *(str(row[k]) for k in RISK_KINDS))
+    out.print(table)
+
+
+# ---------------------------------------------------------------------------------------------
+# cases
+
+
+def cmd_cases_list(args: argparse.Namespace) -> int:
+    from harness.cases import discover
+
+    table = Table(title=f"cases in {args.cases_dir}")
+    for column in ("id", "pool", "window", "messages", "probes", "title"):
+        table.add_column(column)
+    for case in discover(args.cases_dir):
+        table.add_row(case.id, case.pool, str(case.context_window), str(len(case.session.messages)),
+                      str(len(case.probes)), case.title)
+    out.print(table)
+    return 0
+
+
+def cmd_cases_validate(args: argparse.Namespace) -> int:
+    from harness.cases import discover, validate_case
+
+    problems: list[str] = []
+    cases = discover(args.cases_dir, args.cases or None)
+    for case in cases:
+        try:
+            problems.extend(validate_case(case))
+        except HarnessError as exc:
+            problems.append(str(exc))
+    for problem in problems:
+        err.print(problem)
+    probes = sum(len(c.probes) for c in cases)
+    out.print(f"{len(cases)} cases, {probes} probes, {len(problems)} problems")
+    return 2 if problems else 0
+
+
+# ---------------------------------------------------------------------------------------------
+# run
+
+SETTING_ALIASES = {"window": "context_window", "reserve": "reserve_tokens", "tail_cap": "tail_cap_tokens",
+                   "max_output": "max_output_tokens"}
+
+
+def parse_settings(pairs: list[str] | None) -> tuple[tuple[str, Any], ...]:
+    from dataclasses import fields
+
+    from harness.policy import PolicyConfig
+
+    known = {f.name for f in fields(PolicyConfig)}
+    settings = []
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        key = SETTING_ALIASES.get(key.strip(), key.strip())
+        if not sep or key not in known:
+            raise HarnessError(f"--set {pair!r}: expected KEY=VALUE with KEY one of {', '.join(sorted(known))}")
+        if key == "mode":
+            settings.append((key, value))
+        elif key == "enabled":
+            settings.append((key, value.lower() in ("1", "true", "yes", "on")))
+        else:
+            try:
+                settings.append((key, int(value.replace("_", ""))))
+            except ValueError:
+                raise HarnessError(f"--set {pair!r}: {key} takes an integer") from None
+    return tuple(settings)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from harness.cases import discover
+    from harness.report import render_summary, write_markdown
+    from harness.results import RunFolder
+    from harness.runner import RunConfig, default_run_id, results_path, run_cases
+
+    if args.resume and not args.out:
+        raise HarnessError("--resume needs --out DIR: the folder of the run to continue")
+    cases = discover(args.cases_dir, args.cases or None)
+    config = RunConfig(policy=args.policy, model=args.model, summarizer=args.summarizer, answerer=args.answerer,
+                       judge=args.judge, cache=args.cache == "on", settings=parse_settings(args.set),
+                       record_mode=args.record_mode, cassettes=args.cassettes)
+    run_id = default_run_id(config, args.label)
+    folder = RunFolder(results_path(args.out, run_id))
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err, transient=True, disable=args.json)
+    with progress:
+        task = progress.add_task("cases", total=len(cases) * args.repeat)
+        run = run_cases(cases, config, folder, run_id=run_id, label=args.label, resume=args.resume,
+                        repeat=args.repeat, concurrency=args.concurrency,
+                        on_case=lambda record: progress.update(task, advance=1, description=record["case"]))
+    write_markdown(run, folder.path / "report.md")
+    if args.json:
+        print(json.dumps({"run": str(folder.path), "configuration": run["configuration"],
+                          "aggregates": run["aggregates"]}, indent=2))
+    else:
+        render_summary(run, out)
+        out.print(f"results: {folder.path}/run.json, report: {folder.path}/report.md")
+    return 1 if run["aggregates"]["errors"] else 0
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="compaction-harness", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser("run", help="evaluate compaction over the case library (default: all, builtin)")
+    run.add_argument("--cases", action="append", help="case id, folder or glob (repeatable; default: all)")
+    run.add_argument("--cases-dir", default="cases")
+    run.add_argument("--policy", default="default", help="policy name (default: %(default)s)")
+    run.add_argument("--model", default="builtin", help="the session model: builtin, openai:MODEL, anthropic:MODEL, "
+                                                        "openai:MODEL@BASE_URL, PROVIDER:MODEL@emulator")
+    run.add_argument("--summarizer", default="same", help="`same` (the session model) or a model spec")
+    run.add_argument("--answerer", help="the model answering probes (default: the session model)")
+    run.add_argument("--judge", help="a judge model spec for 0-5 grades (optional; never a model under test)")
+    run.add_argument("--cache", choices=("on", "off"), default="on", help="prompt caching in summarizer calls")
+    run.add_argument("--set", action="append", metavar="KEY=VALUE",
+                     help="a policy setting: mode, reserve_tokens, tail_turns, tail_cap_tokens, window, ...")
+    run.add_argument("--record-mode", choices=("none", "once", "new", "all"), default="none",
+                     help="cassettes: none replays only (default), once, new, all re-records")
+    run.add_argument("--cassettes", default="goldens/cassettes", help="cassette folder (default: %(default)s)")
+    run.add_argument("--concurrency", type=int, default=1, help="cases in flight at once (API models)")
+    run.add_argument("--repeat", type=int, default=1, help="evaluate each case K times (live runs)")
+    run.add_argument("--out", help="results folder (default: results/<run-id>)")
+    run.add_argument("--label", help="a name for the run (part of the run id)")
+    run.add_argument("--resume", action="store_true", help="continue the run in --out, skipping finished cases")
+    run.add_argument("--json", action="store_true", help="print the run's summary as one JSON document")
+    run.set_defaults(func=cmd_run)
+
+    simulate = commands.add_parser("simulate", help="replay one session through a policy without a model")
+    simulate.add_argument("target", metavar="SESSION|CASE_DIR")
+    add_policy_options(simulate)
+    simulate.add_argument("--estimator", choices=("chars4", "o200k", "cl100k"), default="chars4",
+                          help="what the trigger counts with (the runtime uses chars4)")
+    simulate.add_argument("--tokenizer", choices=("o200k", "cl100k"), default="o200k",
+                          help="the true counts reported beside the estimate")
+    simulate.add_argument("--summarizer", metavar="SPEC",
+                          help="summarize with a model (builtin, openai:MODEL, ...); default: a placeholder")
+    simulate.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    simulate.add_argument("--sweep", action="store_true", help="one row per window x reserve")
+    simulate.add_argument("--windows", help="comma-separated windows for --sweep (default: the case's)")
+    simulate.add_argument("--reserves", default="4096,8192,16384,32768,65536",
+                          help="comma-separated reserves for --sweep (default: %(default)s)")
+    simulate.set_defaults(func=cmd_simulate)
+
+    cases = commands.add_parser("cases", help="list and validate cases")
+    cases_commands = cases.add_subparsers(dest="cases_command", required=True)
+    listing = cases_commands.add_parser("list", help="the cases and their probes")
+    listing.add_argument("--cases-dir", default="cases")
+    listing.set_defaults(func=cmd_cases_list)
+    validate = cases_commands.add_parser("validate", help="check every case file and session")
+    validate.add_argument("cases", nargs="*", help="case ids or folders (default: all)")
+    validate.add_argument("--cases-dir", default="cases")
+    validate.set_defaults(func=cmd_cases_validate)
+
+    # -- commands added by other modules go below this line --
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except HarnessError as exc:
+        print(f"error: {exc}", file=sys.stderr)  # one line, never wrapped
+        return exc.exit_code
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        return 130
