@@ -133,6 +133,9 @@ def desktop_tax_rounding() -> Spec:
     s.user("goal", 0.0, "Invoice totals are off by a cent for some Swiss customers — tax is computed per line and rounded "
            "half-up, but accounting says it must be rounded once per invoice, half-even. Can you fix it in ledgerline?")
     s.user("uv", 0.0, "Use uv for everything (`uv run pytest`), don't pip install into the system python.")
+    s.tool("vat-old", 0.1, "Looking at the tax fixtures.", "read_file", {"path": "tests/tax/conftest.py"},
+           "1\tfrom decimal import Decimal\n2\t\n3\timport pytest\n4\t\n5\tCH_VAT = Decimal(\"0.077\")  # Swiss standard rate, 7.7%\n"
+           "6\tDE_VAT = Decimal(\"0.19\")\n7\t\n8\t\n9\t@pytest.fixture\n10\tdef ch_lines():\n11\t    return [Line(Decimal(\"33.10\"), 1), Line(Decimal(\"66.45\"), 1)]\n", size=300)
     s.tool("err", 0.25, "Reproducing with the rounding tests.", "bash", {"cmd": "uv run pytest -q tests/tax/test_rounding.py"},
            pytest_out(40, [("AssertionError: assert Decimal('107.66') == Decimal('107.65')", "tests/tax/test_rounding.py:48: in test_invoice_total_rounds_once\n    assert invoice_total(lines, rate=CH_VAT) == Decimal(\"107.65\")")]), size=3000)
     s.say("decision", 0.45, "I'll move rounding out of line_tax() into invoice_total() and use ROUND_HALF_EVEN there. Keeping "
@@ -252,4 +255,529 @@ def edge_32k_window() -> Spec:
     return s
 
 
-CASES = [long_auth_refactor, desktop_tax_rounding, auto_flaky_scheduler, edge_32k_window]
+
+def long_billing_migration() -> Spec:
+    s = Spec("long-billing-migration", "Migrate ledgerline invoice numbering to per-tenant sequences", "long", "ledgerline",
+             2718, 128000, 16384, Layout(turns=60, steps_per_turn=(2, 5), target_chars=1_700_000, max_out=30000))
+    s.user("goal", 0.0, "Goal for this session: invoice numbers must become gapless per-tenant sequences (INV-<tenant>-<n>) "
+           "instead of the global Postgres sequence. That means an Alembic migration, a backfill, and changing "
+           "src/ledgerline/invoices/numbering.py. Ticket LED-882.")
+    s.user("uv", 0.0, "Use uv for everything; never `pip install` anything. And type-check with `uv run mypy src` before you say something is done.")
+    s.user("no-orm-events", 0.04, "Please don't use SQLAlchemy ORM events (before_insert etc.) for this — they've bitten us before. Explicit calls only.")
+    s.tool("db-host", 0.07, "Looking at the migration settings.", "read_file", {"path": "alembic.ini"},
+           "1\t[alembic]\n2\tscript_location = migrations\n3\tsqlalchemy.url = postgresql+psycopg://ledger@pg-ledger-staging.c9x2.eu-central-1.rds.amazonaws.com:5432/ledger\n"
+           "4\tfile_template = %%(year)d%%(month).2d%%(day).2d_%%(rev)s_%%(slug)s\n5\t\n6\t[loggers]\n7\tkeys = root,sqlalchemy,alembic\n", size=300)
+    s.say("decision-lock", 0.12, "Decision on gaplessness: a `SELECT ... FOR UPDATE` on a per-tenant counter row "
+          "(table invoice_counters) rather than Postgres sequences — sequences are never gapless because rolled-back "
+          "transactions burn values. The row lock serialises numbering per tenant only, which is fine at our volume.")
+    s.write("migration", 0.18, "Writing the migration.", "migrations/versions/20240611_7c1d_invoice_counters.py", 2400,
+            'def upgrade() -> None:\n    op.create_table(\n        "invoice_counters",\n        sa.Column("tenant_id", sa.Uuid(), primary_key=True),\n'
+            '        sa.Column("next_value", sa.BigInteger(), nullable=False, server_default="1"),\n    )\n')
+    s.tool("err-unique", 0.26, "Running the numbering tests.", "bash", {"cmd": "uv run pytest -q tests/invoices/test_numbering.py"},
+           pytest_out(60, [("sqlalchemy.exc.IntegrityError: (psycopg.errors.UniqueViolation) duplicate key value violates unique constraint \"uq_invoices_tenant_number\"",
+                            "tests/invoices/test_numbering.py:71: in test_concurrent_numbering_is_gapless\n    await asyncio.gather(*(create_invoice(tenant) for _ in range(20)))")]), size=4000)
+    s.edit("fix-unique", 0.28, "The counter row was read without the lock in the async path (`session.get` instead of "
+           "`select(...).with_for_update()`), so two transactions got the same value.", "src/ledgerline/invoices/numbering.py",
+           "    counter = await session.get(InvoiceCounter, tenant_id)",
+           "    counter = (await session.execute(\n        select(InvoiceCounter).where(InvoiceCounter.tenant_id == tenant_id).with_for_update()\n    )).scalar_one()")
+    s.user("batch-old", 0.33, "For the backfill, process 5000 invoices per batch so we don't hold locks too long.")
+    s.say("dead-end", 0.40, "I first tried doing the backfill inside the Alembic migration itself, but on the staging-sized "
+          "dump it ran for 40+ minutes inside one transaction and would block deploys. Moving the backfill into a separate "
+          "CLI command, `ledgerline backfill-invoice-numbers`, that commits per batch.")
+    s.write("backfill", 0.45, "Adding the backfill command.", "src/ledgerline/cli/backfill.py", 3000,
+            '@app.command("backfill-invoice-numbers")\ndef backfill_invoice_numbers(batch_size: int = BATCH_SIZE, dry_run: bool = False) -> None:\n'
+            '    """Assign INV-<tenant>-<n> numbers to existing invoices, one committed batch at a time."""\n')
+    s.tool("err-mypy", 0.52, "Type-checking as requested.", "bash", {"cmd": "uv run mypy src"},
+           'src/ledgerline/cli/backfill.py:47: error: Argument 1 to "format_number" has incompatible type "UUID"; expected "str"  [arg-type]\n'
+           'src/ledgerline/invoices/numbering.py:88: note: "format_number" defined here\nFound 1 error in 1 file (checked 64 source files)\n[exit code 1]', size=400)
+    s.edit("fix-mypy", 0.53, "format_number wants the tenant slug, not the UUID.", "src/ledgerline/cli/backfill.py",
+           "        number = format_number(invoice.tenant_id, value)", "        number = format_number(tenant.slug, value)")
+    s.user("batch-new", 0.60, "DBA feedback: 5000 per batch still causes replication lag. Use 1200 per batch instead.")
+    s.user("db-host-new", 0.68, "FYI the staging database moved: it's pg-ledger-stg2.c9x2.eu-central-1.rds.amazonaws.com now; update alembic.ini.")
+    s.user("freeze", 0.74, "Release freeze starts Thursday 14:00 UTC — the migration has to be merged before that.")
+    s.say("progress", 0.88, "Status: migration, numbering with row locks, and the backfill command are done and green "
+          "(pytest + mypy). Left: the dashboard still sorts by the old global id, and the API docs in docs/api/invoices.md "
+          "still describe numeric invoice numbers.")
+    s.user("next", 0.95, "Thanks. Next: run the backfill on staging with --dry-run first and send me the summary line.")
+    P = s.probe
+    P("goal", "goal", "goal", "What is the overall goal of the session?", ["gapless", "per-tenant"])
+    P("ticket", "recall", "goal", "What is the ticket number for this work?", ["LED-882"])
+    P("uv", "constraint", "uv", "What must be run before claiming something is done?", ["mypy"])
+    P("orm-events", "constraint", "no-orm-events", "Which SQLAlchemy mechanism did the user forbid for this change?", ["ORM events"])
+    P("db-host", "update", "db-host-new", "What is the staging database host now?", ["pg-ledger-stg2"], ["pg-ledger-staging"])
+    P("batch", "update", "batch-new", "How many invoices per backfill batch? Number only.", ["1200"], ["5000"])
+    P("lock", "decision", "decision-lock", "Why was a per-tenant counter row with FOR UPDATE chosen over Postgres sequences?", ["rolled-back"])
+    P("migration", "artifact", "migration", "Which migration file creates the invoice_counters table?", ["20240611_7c1d_invoice_counters.py"])
+    P("err-unique", "error", "err-unique", "Which unique constraint was violated in the concurrency test?", ["uq_invoices_tenant_number"])
+    P("fix-unique", "error", "fix-unique", "How was the duplicate-number bug fixed?", ["with_for_update"])
+    P("dead-end", "decision", "dead-end", "Why was the backfill moved out of the Alembic migration, and into what?",
+      [["40+ minutes", "one transaction", "block deploys"], "backfill-invoice-numbers"])
+    P("backfill-file", "artifact", "backfill", "Which file holds the backfill command?", ["src/ledgerline/cli/backfill.py"])
+    P("err-mypy", "error", "err-mypy", "What did mypy complain about in the backfill?", ["incompatible type \"UUID\""])
+    P("freeze", "recall", "freeze", "When does the release freeze start?", ["Thursday 14:00 UTC"])
+    P("left", "progress", "progress", "What is left to do?", ["dashboard", "docs/api/invoices.md"])
+    P("next", "continuation", "next", "What should be done next, and with which flag first?", ["--dry-run"])
+    return s
+
+
+def long_gateway_ratelimit() -> Spec:
+    s = Spec("long-gateway-ratelimit", "Replace tollgate's fixed-window limiter with a Redis token bucket", "long", "tollgate",
+             31337, 200000, 32000, Layout(turns=55, steps_per_turn=(2, 6), target_chars=2_000_000, max_out=36000))
+    s.user("goal", 0.0, "I want to replace tollgate's fixed-window rate limiter with a token bucket stored in Redis, so bursts "
+           "at window edges stop letting 2x traffic through. Keep the existing per-tenant limits config working.")
+    s.user("go-style", 0.0, "House rules: go 1.22, table-driven tests, errors wrapped with %w, and no global variables for the limiter.")
+    s.user("api", 0.05, "Don't change the exported Limiter interface in internal/ratelimit/limiter.go — three other services vendor it.")
+    s.tool("redis-old", 0.08, "Where does the limiter get Redis from?", "read_file", {"path": "config/tollgate.yaml"},
+           "1\tlisten: \":8443\"\n2\tredis:\n3\t  addr: redis-rl-01.svc.northwind.internal:6379\n4\t  upstream_timeout_ms: 2500\n"
+           "5\t  db: 3\n6\tlimits:\n7\t  default: {rate: 50, burst: 100}\n8\t  tenants:\n9\t    acme: {rate: 400, burst: 800}\n10\t    globex: {rate: 120, burst: 240}\n", size=400)
+    s.say("decision-lua", 0.15, "Decision: implement take() as a single Lua script (EVALSHA) that refills and takes tokens "
+          "atomically, instead of WATCH/MULTI optimistic transactions — under contention WATCH retries pile up and the "
+          "script keeps it to one round trip.")
+    s.write("script", 0.20, "Adding the Lua script and its loader.", "internal/ratelimit/tokenbucket.lua", 800,
+            "-- KEYS[1] bucket key; ARGV: rate, burst, now_ms, cost\nlocal tokens = tonumber(redis.call('HGET', KEYS[1], 't') or ARGV[2])\n"
+            "local ts = tonumber(redis.call('HGET', KEYS[1], 'ts') or ARGV[3])\nlocal refill = (tonumber(ARGV[3]) - ts) / 1000 * tonumber(ARGV[1])\n"
+            "tokens = math.min(tonumber(ARGV[2]), tokens + refill)\nlocal ok = tokens >= tonumber(ARGV[4])\nif ok then tokens = tokens - tonumber(ARGV[4]) end\n"
+            "redis.call('HSET', KEYS[1], 't', tokens, 'ts', ARGV[3])\nredis.call('PEXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2]) / tonumber(ARGV[1]) * 1000))\nreturn ok and 1 or 0\n")
+    s.tool("err-burst", 0.30, "Running the limiter tests.", "bash", {"cmd": "go test ./internal/ratelimit/ -run TestBucket -v"},
+           gotest_out([("internal/ratelimit", "    limiter_test.go:57: Allow() = true after burst of 100, want false (tokens=0.4)")], verbose=True), size=3000)
+    s.edit("fix-burst", 0.32, "Float tokens: 0.4 tokens was being rounded up by the comparison in Go. Compare against cost in the script only.",
+           "internal/ratelimit/redis_store.go", "\treturn res.(int64) == 1 || tokens > 0, nil", "\treturn res.(int64) == 1, nil")
+    s.user("metric", 0.40, "Please name the new metric tollgate_ratelimit_rejected_total with labels tenant and route. Nothing else.")
+    s.tool("err-clock", 0.48, "Load test against the local cluster.", "bash", {"cmd": "make loadtest TARGET=local DURATION=60s"},
+           logs(600, ["2024-06-12T10:41:07.311Z ERROR [ratelimit] req=9a7f0c21d4e2 bucket refill negative: now_ms=1718188867311 ts=1718188867509 (clock skew between gateway pods)"]), size=60000)
+    s.say("decision-clock", 0.50, "The negative refill is clock skew between pods. Fix: use Redis server time (`redis.call('TIME')`) "
+          "inside the script instead of passing now_ms from each gateway.")
+    s.user("redis-new", 0.58, "Infra migrated the limiter Redis: it's redis-rl-eu.svc.northwind.internal now, same port. The -01 host goes away Friday.")
+    s.user("acme-new", 0.66, "Acme upgraded their plan: their rate is 650 per second now (burst stays 800).")
+    s.say("progress", 0.86, "Status: token bucket (Lua, server time), per-tenant config, and the rejected metric are done. "
+          "Remaining: the shadow-mode flag so we can compare old and new limiters in production, and the Grafana panel.")
+    s.user("next", 0.94, "Let's do the shadow-mode flag next; call it RATELIMIT_SHADOW and default it to on in staging only.")
+    P = s.probe
+    P("goal", "goal", "goal", "What is being built in this session?", ["token bucket", "Redis"])
+    P("style", "constraint", "go-style", "How must errors be wrapped, according to the house rules?", ["%w"])
+    P("no-globals", "constraint", "go-style", "What did the house rules say about global variables?", ["no global variables"])
+    P("api", "constraint", "api", "Which exported interface must not change?", ["Limiter", "internal/ratelimit/limiter.go"])
+    P("redis", "update", "redis-new", "What is the limiter Redis host now?", ["redis-rl-eu.svc.northwind.internal"], ["redis-rl-01"])
+    P("acme", "update", "acme-new", "What is Acme's rate limit per second now? Number only.", ["650"], ["rate: 400"])
+    P("globex", "recall", "redis-old", "What rate is configured for the globex tenant?", ["120"])
+    P("lua", "decision", "decision-lua", "Why a Lua script instead of WATCH/MULTI?", [["one round trip", "WATCH retries"]])
+    P("lua-file", "artifact", "script", "Which file holds the token bucket script?", ["internal/ratelimit/tokenbucket.lua"])
+    P("err-burst", "error", "err-burst", "What did the burst test report?", ["Allow() = true after burst of 100"])
+    P("err-clock", "error", "err-clock", "What error showed up in the load test?", ["bucket refill negative"])
+    P("clock", "decision", "decision-clock", "How was the clock skew problem solved?", ["TIME"])
+    P("metric", "recall", "metric", "What must the new metric be called?", ["tollgate_ratelimit_rejected_total"])
+    P("left", "progress", "progress", "What remains after the token bucket work?", ["shadow-mode", "Grafana"])
+    P("next", "continuation", "next", "What is next, and what is the flag called?", ["RATELIMIT_SHADOW"])
+    return s
+
+
+def long_pipeline_backfill() -> Spec:
+    s = Spec("long-pipeline-backfill", "Make the pipewright S3 ingest resumable and backfill March", "long", "pipewright",
+             8086, 128000, 16384, Layout(turns=32, steps_per_turn=(2, 5), target_chars=950_000, max_out=32000))
+    s.user("goal", 0.0, "The nightly ingest dies halfway on big days and restarts from zero. Make the S3 ingest resumable with "
+           "checkpoints, then backfill 2024-03-01 through 2024-03-31 into the warehouse.")
+    s.user("bucket", 0.0, "Source bucket is s3://nw-events-raw-eu/clickstream/ (read-only for us). Don't write anything to it.")
+    s.user("duckdb", 0.06, "Keep DuckDB pinned at 0.10.3 for now; 1.0 changed the parquet writer and breaks the warehouse loader.")
+    s.tool("err-oom", 0.12, "Reproducing the crash on one big partition.", "bash", {"cmd": "python -m pipewright.cli ingest --date 2024-03-14"},
+           logs(300, ["2024-03-15T02:13:44.908Z ERROR [worker] req=5fc1e02a9b11 pyarrow.lib.ArrowMemoryError: malloc of size 2147483712 failed"]), size=36000)
+    s.say("decision-stream", 0.18, "The crash is reading a whole partition into one Arrow table. I'll switch to "
+          "pyarrow.dataset scanning with batch_size=65536 and write a checkpoint after each committed file, rather than "
+          "splitting partitions by hour — hourly splits would change the warehouse layout.")
+    s.write("checkpoints", 0.24, "Adding the checkpoint store.", "src/pipewright/state/checkpoint_store.py", 2800,
+            'CHECKPOINT_TABLE = "_pipewright_checkpoints"\n')
+    s.tool("err-key", 0.35, "Tests for the resumable path.", "bash", {"cmd": "python -m pytest -q tests/state"},
+           pytest_out(48, [pyfail("KeyError: 'last_key'", "src/pipewright/state/checkpoint_store.py")]), size=3000)
+    s.edit("fix-key", 0.37, "Fresh partitions have no checkpoint row yet; treat a missing last_key as 'start from the beginning'.",
+           "src/pipewright/state/checkpoint_store.py", "        return row[\"last_key\"]", "        return row.get(\"last_key\") if row else None")
+    s.user("window", 0.45, "Backfill window change: finance only needs 2024-03-04 onward, skip the first three days.")
+    s.user("duckdb-new", 0.55, "Good news, the loader fix landed upstream — bump DuckDB to 1.0.0 and drop the pin comment.")
+    s.say("progress", 0.80, "Backfill status: 2024-03-04 through 2024-03-22 loaded and verified (row counts match the manifest). "
+          "2024-03-23 through 2024-03-31 still to run.")
+    s.user("next", 0.92, "Pause here. Tomorrow continue the backfill from 2024-03-23, and use --workers 6, not more.")
+    P = s.probe
+    P("goal", "goal", "goal", "What are the two parts of the goal?", ["resumable", "backfill"])
+    P("bucket", "constraint", "bucket", "Which bucket is read-only and must never be written to?", ["s3://nw-events-raw-eu/clickstream/"])
+    P("duckdb", "update", "duckdb-new", "Which DuckDB version should be used now?", ["1.0.0"], ["0.10.3"])
+    P("oom", "error", "err-oom", "What error crashed the ingest on the big day?", ["ArrowMemoryError"])
+    P("stream", "decision", "decision-stream", "How was the memory problem addressed, and why not split partitions by hour?", ["pyarrow.dataset", "warehouse layout"])
+    P("store", "artifact", "checkpoints", "Which new file stores checkpoints?", ["src/pipewright/state/checkpoint_store.py"])
+    P("err-key", "error", "err-key", "What error did the resumable tests raise?", ["KeyError: 'last_key'"])
+    P("fix-key", "error", "fix-key", "How was the missing last_key handled?", [["start from the beginning", "row.get(\"last_key\")"]])
+    P("window", "update", "window", "From which date does the backfill start now?", ["2024-03-04"], ["2024-03-01"])
+    P("done", "progress", "progress", "Which dates are already loaded?", ["2024-03-22"])
+    P("resume", "continuation", "next", "Where should the backfill continue from, and with how many workers?", ["2024-03-23", "6"])
+    P("workers", "constraint", "next", "What is the maximum number of workers the user allows?", ["--workers 6"])
+    return s
+
+
+def long_editor_sync() -> Spec:
+    s = Spec("long-editor-sync", "Fix lost edits in quillpad's offline sync and add snapshot compaction", "long", "quillpad",
+             4242, 200000, 32000, Layout(turns=74, steps_per_turn=(2, 5), target_chars=2_200_000, max_out=34000))
+    s.user("goal", 0.0, "Users lose edits when they go offline and reconnect. Find out why in quillpad's sync layer and fix it; "
+           "after that, add server-side snapshot compaction so documents don't replay 50k updates on load.")
+    s.user("pnpm", 0.0, "pnpm only (we have a pnpm workspace). And no class components in React, hooks only.")
+    s.user("protocol", 0.05, "The wire protocol version is 3; the relay must keep accepting v3 clients unchanged, the iOS app is on it.")
+    s.tool("ws-url", 0.09, "Checking the env template.", "read_file", {"path": ".env.example"},
+           "1\tVITE_RELAY_URL=wss://relay.quillpad.dev/v3\n2\tVITE_SENTRY_DSN=\n3\tRELAY_PORT=7421\n4\tPERSIST_DIR=./data/docs\n", size=200)
+    s.tool("err-clock", 0.16, "Running the sync tests.", "bash", {"cmd": "pnpm vitest run src/sync"},
+           vitest_out(8, [("AssertionError: expected 'Hello wrld' to deeply equal 'Hello world'", lambda ctx: " ❯ src/sync/crdt.test.ts:112:28 offline merge keeps both inserts\n" + C.ts_stack(ctx.rng, ctx.world, 3))]), size=5000)
+    s.say("cause", 0.22, "Root cause: on reconnect the client sends its state vector before the offline queue is flushed to "
+          "the local doc, so the relay computes a diff that omits the queued inserts. Fix: apply the offline queue first, then "
+          "send the state vector (src/sync/socket.ts, onReconnect).")
+    s.edit("fix", 0.25, "Reordering onReconnect.", "src/sync/socket.ts",
+           "    this.send(encodeStateVector(this.doc));\n    this.flushOfflineQueue();",
+           "    this.flushOfflineQueue();\n    this.send(encodeStateVector(this.doc));")
+    s.user("port-new", 0.34, "The relay's local port changed to 7555 (7421 collides with the docs site dev server). Update the env template.")
+    s.say("decision-snap", 0.42, "For snapshot compaction: snapshot every 500 updates or 10 minutes, whichever comes first, "
+          "stored next to the update log; I'm not deleting old updates until the snapshot is fsynced, so a crash can't lose data.")
+    s.write("snapshots", 0.48, "Creating the snapshot module on the server.", "server/snapshots.ts", 3000,
+            "export const SNAPSHOT_EVERY_UPDATES = 500;\nexport const SNAPSHOT_EVERY_MS = 10 * 60 * 1000;\n")
+    s.tool("err-enoent", 0.56, "Running the persistence tests.", "bash", {"cmd": "pnpm vitest run server"},
+           vitest_out(5, [("Error: ENOENT: no such file or directory, rename './data/docs/tmp-8f2c.snap' -> './data/docs/doc-41.snap'", " ❯ server/snapshots.ts:77:11 writeSnapshot\n ❯ server/persistence.test.ts:54:5")]), size=3000)
+    s.edit("fix-enoent", 0.58, "The tmp file is written to the OS tmpdir but renamed into PERSIST_DIR; write the temp file in the same directory so rename is atomic.",
+           "server/snapshots.ts", "  const tmp = path.join(os.tmpdir(), `tmp-${id}.snap`);", "  const tmp = path.join(dir, `tmp-${id}.snap`);")
+    s.user("every-new", 0.66, "Ops wants fewer snapshots: make it every 2000 updates instead of 500. Keep the 10-minute rule.")
+    s.say("progress", 0.85, "Status: offline-edit loss fixed and covered by a test; snapshots written atomically every 2000 updates "
+          "or 10 minutes; load path reads the latest snapshot. Remaining: garbage-collecting updates older than the snapshot, and the metrics endpoint.")
+    s.user("next", 0.93, "Do the garbage collection next, but behind a flag QP_SNAPSHOT_GC so we can turn it off.")
+    P = s.probe
+    P("goal", "goal", "goal", "What two things is this session about?", ["lose edits", "snapshot compaction"])
+    P("pnpm", "constraint", "pnpm", "Which package manager and which React style are required?", ["pnpm", "hooks"])
+    P("protocol", "constraint", "protocol", "Which protocol version must the relay keep accepting, and for which client?", ["3", "iOS"])
+    P("port", "update", "port-new", "What is the relay's local port now?", ["7555"], ["7421"])
+    P("relay-url", "recall", "ws-url", "What is the relay URL in the env template?", ["wss://relay.quillpad.dev/v3"])
+    P("err", "error", "err-clock", "What did the offline-merge test assert?", ["Hello wrld"])
+    P("cause", "decision", "cause", "What was the root cause of lost offline edits?", ["state vector", "offline queue"])
+    P("fix-file", "artifact", "fix", "Which file held the reconnect fix?", ["src/sync/socket.ts"])
+    P("snap-file", "artifact", "snapshots", "Which new server file implements snapshots?", ["server/snapshots.ts"])
+    P("fsync", "decision", "decision-snap", "Why are old updates kept until the snapshot is fsynced?", ["crash"])
+    P("enoent", "error", "err-enoent", "What error did the persistence tests hit?", ["ENOENT"])
+    P("enoent-fix", "error", "fix-enoent", "How was the ENOENT on rename fixed?", [["same directory", "path.join(dir"]])
+    P("every", "update", "every-new", "How many updates between snapshots now?", ["2000"], ["every 500"])
+    P("left", "progress", "progress", "What remains?", ["garbage-collecting", "metrics endpoint"])
+    P("next", "continuation", "next", "What is next and behind which flag?", ["QP_SNAPSHOT_GC"])
+    return s
+
+
+def desktop_rate_limit_header() -> Spec:
+    s = Spec("desktop-ratelimit-headers", "Add RateLimit headers to harbor-web responses", "desktop", "harbor", 4102,
+             200000, 32000, Layout(turns=6, steps_per_turn=(2, 4), target_chars=85_000, max_out=12000))
+    s.user("goal", 0.0, "Can you make harbor-web send the standard RateLimit-Limit / RateLimit-Remaining / RateLimit-Reset "
+           "headers from src/middleware/rateLimit.ts? Clients keep asking. The default limit is 60 requests per minute.")
+    s.user("pnpm", 0.0, "pnpm, not npm. Also don't add a dependency for this, it's three headers.")
+    s.tool("err", 0.35, "Running the middleware tests.", "bash", {"cmd": "pnpm vitest run src/middleware"},
+           vitest_out(3, [("AssertionError: expected undefined to be '60' // Object.is equality", " ❯ src/middleware/rateLimit.test.ts:33:52 sets RateLimit-Limit header")]), size=1500)
+    s.say("decision", 0.45, "I'll use the IETF draft names without the X- prefix, and send Retry-After only on 429 responses, "
+          "as the draft recommends.")
+    s.edit("fix", 0.5, "Setting the headers before next().", "src/middleware/rateLimit.ts", "    return next();",
+           "    res.setHeader(\"RateLimit-Limit\", String(limit));\n    res.setHeader(\"RateLimit-Remaining\", String(Math.max(0, remaining)));\n"
+           "    res.setHeader(\"RateLimit-Reset\", String(resetSeconds));\n    return next();")
+    s.user("limit", 0.65, "Oh, and the default limit was raised: 120 requests per minute now.")
+    s.say("progress", 0.9, "Done: headers are set on every response, Retry-After on 429; default limit 120/min. "
+          "Not done: the OpenAPI spec in docs/openapi.yaml doesn't list the headers yet.")
+    P = s.probe
+    P("goal", "goal", "goal", "Which headers should the middleware send?", ["RateLimit-Remaining"])
+    P("pnpm", "constraint", "pnpm", "What did the user say about dependencies and the package manager?", ["pnpm", "dependency"])
+    P("err", "error", "err", "What did the failing test expect?", ["expected undefined to be '60'"])
+    P("retry", "decision", "decision", "When is Retry-After sent?", ["429"])
+    P("file", "artifact", "fix", "Which file was changed?", ["src/middleware/rateLimit.ts"])
+    P("limit", "update", "limit", "What is the default limit per minute now?", ["120"], ["60 requests"])
+    P("todo", "progress", "progress", "What is not done yet?", ["docs/openapi.yaml"])
+    P("next", "continuation", "progress", "What should happen next?", ["OpenAPI"])
+    return s
+
+
+def desktop_go_env_config() -> Spec:
+    s = Spec("desktop-go-env-config", "Let tollgate read its listen address from the environment", "desktop", "tollgate", 4103,
+             200000, 32000, Layout(turns=4, steps_per_turn=(2, 3), target_chars=30_000, max_out=5000))
+    s.user("goal", 0.0, "Small one: tollgate should take its listen address from TOLLGATE_LISTEN if set, else use the yaml value.")
+    s.user("rule", 0.0, "Keep it in internal/config, and use os.LookupEnv so an empty value still counts as set.")
+    s.tool("err", 0.4, "Tests.", "bash", {"cmd": "go test ./internal/config/"},
+           gotest_out([("internal/config", "    config_test.go:31: Listen = \":8443\", want \":9443\" (TOLLGATE_LISTEN was set)")]), size=800)
+    s.edit("fix", 0.5, "The override ran before the yaml was decoded, so the file value won.", "internal/config/config.go",
+           "\tapplyEnv(&cfg)\n\tif err := yaml.Unmarshal(raw, &cfg); err != nil {",
+           "\tif err := yaml.Unmarshal(raw, &cfg); err != nil {")
+    s.user("name", 0.7, "Naming change from review: call it TOLLGATE_ADDR instead, to match the other services.")
+    s.say("progress", 0.92, "Done: TOLLGATE_ADDR overrides the yaml listen address (LookupEnv, applied after decoding). "
+          "Left: mention it in the README's configuration table.")
+    P = s.probe
+    P("goal", "goal", "goal", "What should tollgate read from the environment?", ["listen address"])
+    P("lookup", "constraint", "rule", "Which function must be used to read the variable, and why?", ["os.LookupEnv", "empty"])
+    P("err", "error", "err", "What did the config test report?", ["want \":9443\""])
+    P("fix", "error", "fix", "Why did the file value win over the environment?", ["before the yaml was decoded"])
+    P("name", "update", "name", "What is the environment variable called now?", ["TOLLGATE_ADDR"], ["TOLLGATE_LISTEN"])
+    P("file", "artifact", "fix", "Which file was edited?", ["internal/config/config.go"])
+    P("left", "progress", "progress", "What is left?", ["README"])
+    P("next", "continuation", "progress", "What is the next step?", ["configuration table"])
+    return s
+
+
+def desktop_cli_dry_run() -> Spec:
+    s = Spec("desktop-cli-dry-run", "Add a --dry-run flag to pipewright's load command", "desktop", "pipewright", 4104,
+             200000, 32000, Layout(turns=7, steps_per_turn=(2, 4), target_chars=110_000, max_out=14000))
+    s.user("goal", 0.0, "Add `--dry-run` to `pipewright load`: it should plan the merge and print the row counts per table "
+           "without touching the warehouse.")
+    s.user("click", 0.0, "We use click, not argparse, and keep the output machine-readable: one JSON object per table.")
+    s.tool("err", 0.3, "Running the CLI tests.", "bash", {"cmd": "python -m pytest -q tests/test_cli.py"},
+           pytest_out(30, [pyfail("TypeError: merge_partitions() got an unexpected keyword argument 'dry_run'", "src/pipewright/load/merge.py", 2)]), size=2500)
+    s.say("decision", 0.4, "Rather than threading dry_run through merge_partitions(), I'll split it into plan_merge() (pure, "
+          "returns a MergePlan) and apply_merge(plan). --dry-run just prints the plan. That keeps the warehouse code free of flags.")
+    s.write("plan", 0.5, "New module for the plan type.", "src/pipewright/load/plan.py", 2000,
+            "@dataclass(frozen=True)\nclass MergePlan:\n    table: str\n    inserts: int\n    updates: int\n    deletes: int\n")
+    s.user("warehouse", 0.6, "For manual testing use the warehouse schema analytics_dev_jr, not analytics_dev (that one is shared).")
+    s.say("progress", 0.9, "Done: plan_merge/apply_merge split, --dry-run prints one JSON object per table. Remaining: "
+          "a test for the empty-partition case.")
+    P = s.probe
+    P("goal", "goal", "goal", "What flag is being added, to which command?", ["--dry-run", "pipewright load"])
+    P("click", "constraint", "click", "Which CLI library must be used, and what output format?", ["click", "JSON"])
+    P("err", "error", "err", "What error did the CLI tests hit?", ["unexpected keyword argument 'dry_run'"])
+    P("decision", "decision", "decision", "How was dry-run implemented instead of a flag in merge_partitions?", ["plan_merge", "apply_merge"])
+    P("plan-file", "artifact", "plan", "Which new file defines MergePlan?", ["src/pipewright/load/plan.py"])
+    P("schema", "recall", "warehouse", "Which warehouse schema should be used for manual testing?", ["analytics_dev_jr"])
+    P("left", "progress", "progress", "What remains?", ["empty-partition"])
+    P("next", "continuation", "progress", "What is the next step?", ["test"])
+    return s
+
+
+def auto_dependency_upgrade() -> Spec:
+    s = Spec("auto-dependency-upgrade", "Autonomous upgrade of harbor-web to Express 5 and Prisma 5", "autonomous", "harbor",
+             6601, 128000, 16384,
+             Layout(turns=2, steps_per_turn=(22, 26), target_chars=1_300_000, giant_outputs=7, max_out=60000, fail_rate=0.2))
+    s.user("goal", 0.0, "Please upgrade harbor-web to Express 5 and Prisma 5 on branch chore/deps-2024q2, fix whatever breaks, "
+           "and get `pnpm test` and `pnpm tsc --noEmit` green. Work through it on your own.\n\nConstraints: pnpm only; "
+           "Node stays on 20.x (no engines bump); do not regenerate prisma migrations — only the client.")
+    s.tool("tree", 0.06, "Full dependency tree before touching anything.", "bash", {"cmd": "pnpm list --depth 3"},
+           lambda ctx: C.dependency_tree(ctx.rng, ctx.world, 2600) + "│   ├── express 4.19.2\n│   └── @prisma/client 4.16.2\n", size=90000)
+    s.tool("err-path", 0.18, "Type-check after the version bump.", "bash", {"cmd": "pnpm tsc --noEmit"},
+           lambda ctx: C.tsc_output(ctx.rng, ctx.world, 900, ["src/routes/orders.ts(12,14): error TS2769: No overload matches this call. Express 5 removed the `app.del()` alias; use `app.delete()`."]) + "\n[exit code 2]", size=100000)
+    s.edit("fix-path", 0.22, "Express 5 dropped app.del(); switching to app.delete().", "src/routes/orders.ts",
+           "router.del(\"/orders/:id\", requireSession, cancelOrder);", "router.delete(\"/orders/:id\", requireSession, cancelOrder);")
+    s.tool("err-regex", 0.34, "Running the tests.", "bash", {"cmd": "pnpm test"},
+           vitest_out(300, [("TypeError: Unexpected ( at 14, expected END: /inventory/:sku(\\d+)", " ❯ node_modules/.pnpm/path-to-regexp@8.1.0/node_modules/path-to-regexp/dist/index.js:152:11\n ❯ src/routes/inventory.ts:27:8")], verbose=True), size=85000)
+    s.say("decision", 0.40, "path-to-regexp 8 (used by Express 5) no longer supports inline regex in route params. Options: pin "
+          "path-to-regexp, or validate the param in a handler. Choosing validation with zod in the handler — pinning a "
+          "transitive dependency of Express would be fragile.")
+    s.user("turn2", 0.55, "Update from me: the team decided Node 22 is fine after all — bump engines to >=22.4 and the CI image "
+           "to node:22.4-bookworm. Keep going.")
+    s.tool("err-prisma", 0.70, "Prisma tests with the new client.", "bash", {"cmd": "pnpm vitest run src/services"},
+           vitest_out(40, [("PrismaClientValidationError: Unknown argument `rejectOnNotFound`. Available options are marked with ?.", " ❯ src/services/inventory.ts:88:22 reserveSku")]), size=6000)
+    s.edit("fix-prisma", 0.72, "Prisma 5 removed rejectOnNotFound; use findUniqueOrThrow.", "src/services/inventory.ts",
+           "  const sku = await db.sku.findUnique({ where: { code }, rejectOnNotFound: true });",
+           "  const sku = await db.sku.findUniqueOrThrow({ where: { code } });")
+    s.say("progress", 0.96, "Summary: Express 5.0.0 and Prisma 5.14.0 are in; tsc is clean; pnpm test passes except "
+          "src/jobs/reindex.test.ts, which times out on the new Prisma connection pool — still open.")
+    P = s.probe
+    P("goal", "goal", "goal", "What upgrade is this session doing?", ["Express 5", "Prisma 5"])
+    P("branch", "recall", "goal", "Which branch is the work on?", ["chore/deps-2024q2"])
+    P("migrations", "constraint", "goal", "What did the user say about prisma migrations?", ["do not regenerate"])
+    P("node", "update", "turn2", "Which Node version range should engines allow now?", [">=22.4"], ["stays on 20.x"])
+    P("ci-image", "recall", "turn2", "Which CI image should be used?", ["node:22.4-bookworm"])
+    P("express-old", "recall", "tree", "Which Express version was installed before the upgrade?", ["4.19.2"])
+    P("err-del", "error", "err-path", "Which removed Express API broke type-checking?", ["app.del()"])
+    P("err-regex", "error", "err-regex", "What error did path-to-regexp raise?", ["Unexpected ( at 14"])
+    P("decision", "decision", "decision", "How was the inline-regex route problem handled, and why not pin path-to-regexp?", ["zod", "fragile"])
+    P("err-prisma", "error", "err-prisma", "Which Prisma option no longer exists?", ["rejectOnNotFound"])
+    P("fix-prisma", "artifact", "fix-prisma", "Which file got the findUniqueOrThrow change?", ["src/services/inventory.ts"])
+    P("open", "progress", "progress", "Which test is still failing, and why?", ["src/jobs/reindex.test.ts", "connection pool"])
+    P("next", "continuation", "progress", "What should be looked at next?", ["reindex"])
+    return s
+
+
+def auto_test_triage() -> Spec:
+    s = Spec("auto-test-triage", "Autonomous triage of 14 failing tests after a SQLAlchemy 2 bump in ledgerline", "autonomous",
+             "ledgerline", 6602, 200000, 32000,
+             Layout(turns=1, steps_per_turn=(104, 104), target_chars=2_000_000, giant_outputs=10, max_out=60000, fail_rate=0.22))
+    s.user("goal", 0.0, "Dependabot bumped SQLAlchemy from 1.4.52 to 2.0.30 and 14 tests fail. Triage and fix them all in "
+           "one go; I'll review the PR in the morning.\n\nRules: use `uv run`; do not mark tests xfail or skip them; keep "
+           "each fix in its own commit with a message starting `sa2:`; the payments API responses must not change.")
+    s.tool("full", 0.04, "Full verbose run to get the whole list of failures.", "bash", {"cmd": "uv run pytest -v"},
+           pytest_out(1300, [("sqlalchemy.exc.ArgumentError: Textual SQL expression 'SELECT 1' should be explicitly declared as text('SELECT 1')", "src/ledgerline/db/session.py:41: in ping\n    conn.execute(\"SELECT 1\")"),
+                             ("AttributeError: 'Engine' object has no attribute 'execute'", "src/ledgerline/workers/reconcile.py:133: in reconcile_day\n    rows = engine.execute(stmt)"),
+                             ("sqlalchemy.exc.InvalidRequestError: A transaction is already begun on this Session.", "src/ledgerline/invoices/service.py:208: in void_invoice\n    with session.begin():")], verbose=True), size=110000)
+    s.edit("fix-text", 0.15, "First group: raw strings need text().", "src/ledgerline/db/session.py",
+           "        conn.execute(\"SELECT 1\")", "        conn.execute(text(\"SELECT 1\"))")
+    s.edit("fix-engine", 0.30, "Engine.execute is gone in 2.0; use a connection.", "src/ledgerline/workers/reconcile.py",
+           "    rows = engine.execute(stmt)", "    with engine.connect() as conn:\n        rows = conn.execute(stmt).all()")
+    s.say("decision", 0.45, "For the 'transaction is already begun' failures: the service opens session.begin() while the request "
+          "dependency already started an autobegin transaction. Options: switch the dependency to autobegin=False, or use "
+          "session.begin_nested() in the service. Choosing begin_nested(): it keeps the request-scoped transaction as the unit "
+          "of work and doesn't change behaviour for the other 40 routes.")
+    s.tool("err-decimal", 0.60, "Running the payment tests after the Session changes.", "bash", {"cmd": "uv run pytest -q tests/api/test_payments_routes.py"},
+           pytest_out(90, [("AssertionError: assert {'amount': '12.5'} == {'amount': '12.50'}", "tests/api/test_payments_routes.py:144: in test_refund_response_shape\n    assert resp.json()[\"refund\"] == expected")]), size=5000)
+    s.edit("fix-decimal", 0.63, "SQLAlchemy 2 returns Decimal('12.5') from Numeric(asdecimal=True) without scale; the API must still render 2 places. Quantizing in the serializer.",
+           "src/ledgerline/api/routes/payments.py", "    \"amount\": str(refund.amount),", "    \"amount\": str(refund.amount.quantize(CENT)),")
+    s.tool("status", 0.80, "Where are we?", "bash", {"cmd": "uv run pytest -q 2>&1 | tail -n 3"},
+           "FAILED tests/workers/test_dunning.py::test_dunning_batches_by_tenant - sqlalchemy.exc.NoSuchColumnError: Could not locate column in row for column 'tenant_id'\n"
+           "FAILED tests/events/test_outbox.py::test_outbox_ordering - AssertionError: assert ['e2', 'e1'] == ['e1', 'e2']\n"
+           "===== 2 failed, 1277 passed, 11 skipped in 184.22s (0:03:04) =====\n[exit code 1]", size=400)
+    s.say("progress", 0.97, "12 of 14 fixed. Still failing: test_dunning_batches_by_tenant (NoSuchColumnError on tenant_id, "
+          "the Row is keyed by label now) and test_outbox_ordering (needs an explicit ORDER BY created_at, id). Fixing those two is next.")
+    P = s.probe
+    P("goal", "goal", "goal", "What caused the failing tests the agent is triaging?", ["SQLAlchemy", "2.0.30"])
+    P("old-ver", "recall", "goal", "Which SQLAlchemy version was used before the bump?", ["1.4.52"])
+    P("no-xfail", "constraint", "goal", "What did the user forbid doing to failing tests?", ["xfail"])
+    P("commit", "constraint", "goal", "How must each fix's commit message start?", ["sa2:"])
+    P("api", "constraint", "goal", "Which API's responses must not change?", ["payments"])
+    P("err-text", "error", "full", "What error did the raw 'SELECT 1' raise?", ["should be explicitly declared as text"])
+    P("err-engine", "error", "full", "Which attribute error came from the reconcile worker?", ["'Engine' object has no attribute 'execute'"])
+    P("fix-engine", "artifact", "fix-engine", "Which file was changed to stop using Engine.execute?", ["src/ledgerline/workers/reconcile.py"])
+    P("nested", "decision", "decision", "How were the 'transaction is already begun' failures fixed, and why that option?", ["begin_nested", "other 40 routes"])
+    P("err-decimal", "error", "err-decimal", "What did the refund response test compare?", ["'12.5'", "'12.50'"])
+    P("fix-decimal", "error", "fix-decimal", "How was the refund amount formatting fixed?", ["quantize"])
+    P("count", "progress", "progress", "How many of the 14 failures are fixed?", ["12 of 14"])
+    P("left", "progress", "progress", "Which two tests are still failing?", ["test_dunning_batches_by_tenant", "test_outbox_ordering"])
+    P("next", "continuation", "progress", "What is the fix planned for the outbox ordering test?", ["ORDER BY created_at"])
+    return s
+
+
+# =================================================================================================
+# edge
+
+
+def edge_manual_compaction() -> Spec:
+    s = Spec("edge-manual-compaction", "Session with an earlier manual compaction block (for lookup mode)", "edge", "ledgerline",
+             7701, 128000, 16384, Layout(turns=30, steps_per_turn=(2, 5), target_chars=760_000, max_out=30000),
+             notes="Holds a {role: compaction, origin: manual} line at a turn boundary; lookup mode reuses it, read_write may summarise over it.")
+    s.user("goal", 0.0, "We need a dunning workflow: overdue invoices get reminder emails at +7, +14 and +30 days, then the "
+           "account is suspended. Build it as a Celery beat task in src/ledgerline/workers/dunning.py.")
+    s.user("mail", 0.0, "Send mail through our mailer service (MAILER_URL), never SMTP directly. And reminders must be idempotent.")
+    s.tool("queue", 0.08, "Which Celery queue should it run on?", "read_file", {"path": "src/ledgerline/settings.py"},
+           src("src/ledgerline/settings.py", 6000, 'CELERY_TASK_ROUTES = {\n    "ledgerline.workers.dunning.*": {"queue": "billing-slow"},\n}\n'), size=6000)
+    s.say("decision", 0.14, "Idempotency: each reminder gets a row in dunning_notices with a unique (invoice_id, stage) key; "
+          "the task inserts first and only sends mail if the insert succeeded. That's simpler than a Redis lock and survives restarts.")
+    s.tool("err", 0.22, "Tests for the first stage.", "bash", {"cmd": "uv run pytest -q tests/workers/test_dunning.py"},
+           pytest_out(30, [pyfail("freezegun.api.FakeDatetime: can't compare offset-naive and offset-aware datetimes", "src/ledgerline/workers/dunning.py")]), size=2500)
+    s.edit("fix", 0.24, "due_date is naive in the fixture; comparing against an aware now(). Normalising to UTC-aware.",
+           "src/ledgerline/workers/dunning.py", "    overdue = now - invoice.due_date", "    overdue = now - invoice.due_date.replace(tzinfo=UTC)")
+    s.user("stages-new", 0.50, "Product changed the schedule: reminders at +5, +12 and +25 days now; suspension stays after the last one.")
+    s.user("suspend", 0.62, "Suspension must go through AccountService.suspend(reason='dunning'), not a direct UPDATE.")
+    s.say("progress", 0.88, "Status: stages +5/+12/+25 implemented and idempotent; suspension goes through AccountService. "
+          "Remaining: the email templates for stage 2 and 3 (templates/dunning/stage2.mjml, stage3.mjml).")
+    s.user("next", 0.95, "Next, write those two templates; copy the tone of stage1.mjml.")
+    s.manual_compaction = (0.42, "## Summary of the conversation so far (manual /compact)\n\n"
+                           "**Goal**: dunning workflow for overdue invoices — reminder emails at +7, +14, +30 days, then suspension; "
+                           "Celery beat task in src/ledgerline/workers/dunning.py.\n\n**Constraints**: send mail via the mailer service "
+                           "(MAILER_URL), never SMTP; reminders must be idempotent.\n\n**Facts**: dunning tasks route to the Celery "
+                           "queue billing-slow (src/ledgerline/settings.py).\n\n**Decisions**: idempotency via dunning_notices rows "
+                           "with a unique (invoice_id, stage) key — insert first, send only if the insert succeeded (not a Redis lock).\n\n"
+                           "**Errors fixed**: can't compare offset-naive and offset-aware datetimes in the stage-1 test; fixed by making "
+                           "due_date UTC-aware in dunning.py.\n\n**Next**: continue with stages 2 and 3.")
+    P = s.probe
+    P("goal", "goal", "goal", "What workflow is being built?", ["dunning"])
+    P("mail", "constraint", "mail", "How must emails be sent?", ["MAILER_URL"])
+    P("queue", "recall", "queue", "Which Celery queue do dunning tasks run on?", ["billing-slow"])
+    P("decision", "decision", "decision", "How is idempotency of reminders achieved?", ["dunning_notices", "(invoice_id, stage)"])
+    P("err", "error", "err", "What datetime error did the stage-1 test raise?", ["offset-naive and offset-aware"])
+    P("fix-file", "artifact", "fix", "Which file holds the dunning task?", ["src/ledgerline/workers/dunning.py"])
+    P("stages", "update", "stages-new", "At which day offsets are reminders sent now?", ["+5", "+12", "+25"], ["+14", "+30"])
+    P("suspend", "constraint", "suspend", "How must suspension be performed?", ["AccountService.suspend"])
+    P("left", "progress", "progress", "Which templates remain to be written?", ["stage2.mjml", "stage3.mjml"])
+    P("next", "continuation", "next", "Which existing template's tone should the new ones copy?", ["stage1.mjml"])
+    return s
+
+
+def edge_parallel_tools() -> Spec:
+    s = Spec("edge-parallel-tools", "Parallel tool calls while adding comment threads to quillpad", "edge", "quillpad", 7702,
+             128000, 16384, Layout(turns=24, steps_per_turn=(2, 4), target_chars=640_000, parallel=0.55, max_out=30000),
+             notes="Many assistant messages carry 2-4 tool calls; a tail must never split a call from its result.")
+    s.user("goal", 0.0, "Add threaded comments anchored to text ranges in quillpad. Comments must survive concurrent edits, "
+           "so anchor them to CRDT positions, not offsets.")
+    s.user("pnpm", 0.0, "pnpm. And keep bundle size in mind — no new runtime dependencies over 10 kB gzipped.")
+    s.tools("par-read", 0.10, "Reading the anchor-related code in parallel.",
+            [("read_file", {"path": "src/editor/selection.ts"}, src("src/editor/selection.ts", 5000, "")),
+             ("read_file", {"path": "src/sync/crdt.ts"}, src("src/sync/crdt.ts", 6000, "export const RELATIVE_POSITION_VERSION = 2;\n")),
+             ("grep", {"pattern": "createRelativePosition", "path": "src"}, grep("createRelativePosition", 30, ["src/sync/crdt.ts:214:export function createRelativePosition(type: YText, index: number, assoc = -1) {"]))],
+            plant=1, size=13000)
+    s.say("decision", 0.2, "Anchors will be stored as relative positions (createRelativePosition with assoc -1 for the start and "
+          "+1 for the end) so inserts at either boundary stay outside the comment.")
+    s.tools("par-err", 0.35, "Running unit tests and type-check side by side.",
+            [("bash", {"cmd": "pnpm vitest run src/editor"}, vitest_out(4, [("AssertionError: expected [ 4, 9 ] to deeply equal [ 4, 12 ]", " ❯ src/editor/commands.test.ts:201:33 comment range grows with inner insert")])),
+             ("bash", {"cmd": "pnpm tsc --noEmit"}, lambda ctx: C.tsc_output(ctx.rng, ctx.world, 2, ["src/components/CommentThread.tsx(18,7): error TS2322: Type 'RelativePosition' is not assignable to type 'number'."]) + "\n[exit code 2]")],
+            plant=0, size=4000)
+    s.user("limit", 0.45, "Product says threads are capped at 50 replies.")
+    s.user("limit-new", 0.70, "Correction from product: the reply cap is 250 — enterprise customers complained about the old cap.")
+    s.write("thread", 0.55, "Creating the comment store.", "src/store/comments.ts", 2500, "export const MAX_REPLIES = 250;\n")
+    s.say("progress", 0.88, "Status: anchors use relative positions, CommentThread renders, store enforces the reply cap. "
+          "Remaining: resolving/unresolving threads and the awareness indicator.")
+    P = s.probe
+    P("goal", "goal", "goal", "What feature is being added and what must comments be anchored to?", ["comments", "CRDT positions"])
+    P("deps", "constraint", "pnpm", "What size limit applies to new runtime dependencies?", ["10 kB"])
+    P("rel-version", "recall", "par-read", "What is RELATIVE_POSITION_VERSION set to in src/sync/crdt.ts?", ["RELATIVE_POSITION_VERSION = 2"])
+    P("assoc", "decision", "decision", "Which assoc values are used for the start and end anchors?", ["-1", "+1"])
+    P("err-range", "error", "par-err", "What did the comment range test expect?", ["[ 4, 12 ]"])
+    P("err-tsc", "error", "par-err#1", "Which type error did tsc report in CommentThread.tsx?", ["'RelativePosition' is not assignable to type 'number'"])
+    P("limit", "update", "limit-new", "What is the maximum number of replies per thread? Number only.", ["250"], ["50 replies"])
+    P("store", "artifact", "thread", "Which new file is the comment store?", ["src/store/comments.ts"])
+    P("left", "progress", "progress", "What remains?", ["resolving", "awareness"])
+    P("next", "continuation", "progress", "What should be implemented next?", [["resolving", "unresolving"]])
+    return s
+
+
+def edge_superseded_facts() -> Spec:
+    s = Spec("edge-superseded-facts", "Facts that change twice while wiring cinder's retry policy", "edge", "cinder", 7703,
+             128000, 16384, Layout(turns=26, steps_per_turn=(2, 5), target_chars=620_000, max_out=28000),
+             notes="The per-attempt timeout changes twice (4500 -> 9000 -> 7500 ms) and the deploy target once; only the latest values are right.")
+    s.user("goal", 0.0, "Give cinder a per-queue retry policy: max attempts and exponential backoff configured in "
+           "deploy/cinder.yaml, used by internal/retry/backoff.go.")
+    s.user("attempts-1", 0.05, "Default per-attempt timeout: 4500 ms.")
+    s.user("cluster-1", 0.10, "We'll deploy to the kw-prod-ams cluster when it's done.")
+    s.tool("err", 0.25, "Running the retry tests.", "bash", {"cmd": "go test ./internal/retry/ -v"},
+           gotest_out([("internal/retry", "    backoff_test.go:48: next(4) = 12.8s, want <= 10s (cap not applied)")], verbose=True), size=3000)
+    s.edit("fix", 0.27, "The cap was applied before jitter was added; apply it last.", "internal/retry/backoff.go",
+           "\td := min(base<<attempt, max)\n\treturn d + jitter(d)", "\td := base<<attempt + jitter(base<<attempt)\n\treturn min(d, max)")
+    s.user("attempts-2", 0.40, "Let's raise the per-attempt timeout to 9000 ms, slow upstreams are killing us.")
+    s.say("decision", 0.48, "Per-queue overrides go under `queues.<name>.retry` in deploy/cinder.yaml; I'm not adding "
+          "per-job overrides — nobody asked for them and they'd need a schema change.")
+    s.user("cluster-2", 0.60, "Deploy target changed: kw-prod-ams is being drained, use kw-prod-fra2 instead.")
+    s.user("attempts-3", 0.72, "Final answer after the incident review: the per-attempt timeout is 7500 ms. Sorry for the back and forth.")
+    s.say("progress", 0.9, "Done: backoff cap fixed, per-queue retry config, per-attempt timeout from config. Remaining: the "
+          "changelog entry and the deploy.")
+    P = s.probe
+    P("goal", "goal", "goal", "What is being added to cinder?", ["retry policy"])
+    P("timeout", "update", "attempts-3", "What is the per-attempt timeout now, in ms? Number only.", ["7500"], ["4500", "9000"],
+      rubric="Only 7500 is correct; 4500 and 9000 were superseded.")
+    P("cluster", "update", "cluster-2", "Which cluster is the deploy target now?", ["kw-prod-fra2"], ["kw-prod-ams"])
+    P("err", "error", "err", "What did the backoff test report?", ["cap not applied"])
+    P("fix", "error", "fix", "How was the backoff cap bug fixed?", [["apply it last", "cap was applied before jitter"]])
+    P("file", "artifact", "fix", "Which file implements the backoff?", ["internal/retry/backoff.go"])
+    P("decision", "decision", "decision", "Where do per-queue overrides go, and why no per-job overrides?", ["queues.<name>.retry", "schema change"])
+    P("left", "progress", "progress", "What remains?", ["changelog"])
+    P("next", "continuation", "progress", "What comes after the changelog entry?", ["deploy"])
+    return s
+
+
+def edge_giant_step() -> Spec:
+    s = Spec("edge-giant-step", "A single tool step larger than the 16384-token tail cap", "edge", "tollgate", 7704,
+             128000, 16384, Layout(turns=14, steps_per_turn=(2, 5), target_chars=505_000, max_out=26000),
+             notes="Two steps whose tool output alone is ~30K tokens; when the tail falls back to one step it still exceeds the cap.")
+    s.user("goal", 0.0, "Tollgate returns 502s under load to the orders backend. Find out whether it's our proxy or the upstream.")
+    s.user("prod", 0.0, "You may read production logs but do not restart anything in production.")
+    s.tool("giant-1", 0.35, "Pulling the full gateway log for the incident window.", "bash",
+           {"cmd": "kubectl logs deploy/tollgate -n edge --since=2h"},
+           logs(1100, ["2024-06-20T14:02:11.774Z ERROR [http] req=f00dfeed1234 upstream orders-v2: http: server closed idle connection (keepalive race)"]), size=125000)
+    s.say("decision", 0.45, "The 502s line up with upstream idle connections closed by orders-v2 after 5000 ms while our pool keeps "
+          "them for 90s. Fix: set IdleConnTimeout to 4s in internal/upstream/pool.go, below the upstream's keepalive.")
+    s.edit("fix", 0.5, "Lowering the idle timeout.", "internal/upstream/pool.go", "\t\tIdleConnTimeout: 90 * time.Second,",
+           "\t\tIdleConnTimeout: 4 * time.Second,")
+    s.user("keepalive", 0.6, "orders-v2 team says their keepalive is actually 3500 ms in the new release, so IdleConnTimeout at 4s is too long.")
+    s.tool("giant-2", 0.999, "Verifying with a second full log after the change.", "bash",
+           {"cmd": "kubectl logs deploy/tollgate -n edge --since=30m"},
+           logs(1050, ["2024-06-20T16:40:02.118Z INFO  [http] req=0ddba11c0ffe 502 count last 30m: 0 (was 412)"]), size=120000)
+    P = s.probe
+    P("goal", "goal", "goal", "What is being investigated?", ["502"])
+    P("prod", "constraint", "prod", "What is forbidden in production?", ["restart"])
+    P("err", "error", "giant-1", "What error explained the 502s?", ["server closed idle connection"])
+    P("decision", "decision", "decision", "What fix was chosen for the 502s?", ["IdleConnTimeout"])
+    P("file", "artifact", "fix", "Which file was edited?", ["internal/upstream/pool.go"])
+    P("keepalive", "update", "keepalive", "What is orders-v2's keepalive now?", ["3500"], ["5000 ms"])
+    P("verify", "progress", "giant-2", "How many 502s were there in the last 30 minutes after the change?", ["0 (was 412)"])
+    P("next", "continuation", "keepalive", "Given the new upstream keepalive, which setting must be lowered next?", ["IdleConnTimeout"])
+    return s
+
+
+CASES = [
+    desktop_tax_rounding, desktop_rate_limit_header, desktop_go_env_config, desktop_cli_dry_run,
+    long_auth_refactor, long_billing_migration, long_gateway_ratelimit, long_pipeline_backfill, long_editor_sync,
+    auto_flaky_scheduler, auto_dependency_upgrade, auto_test_triage,
+    edge_32k_window, edge_manual_compaction, edge_parallel_tools, edge_superseded_facts, edge_giant_step,
+]

@@ -77,6 +77,18 @@ class Spec:
         self.beats.append(Beat(name, frac, run=run, size=size))
         return self
 
+    def tools(self, name: str, frac: float, say: str, calls: list[tuple[str, dict[str, Any], Out]], plant: int,
+              size: int = 4000) -> "Spec":
+        """Parallel tool calls in one assistant message; the fact is planted in result number `plant`."""
+        def run(ctx: Ctx) -> int:
+            made = [(t, a, o(ctx) if callable(o) else o, False) for t, a, o in calls]
+            _, outs = ctx.b.step(say, made)
+            for k, idx in enumerate(outs):
+                ctx.b.mark(f"{name}#{k}", idx)
+            return outs[plant]
+        self.beats.append(Beat(name, frac, run=run, size=size))
+        return self
+
     def say(self, name: str, frac: float, text: str) -> "Spec":
         self.beats.append(Beat(name, frac, run=lambda ctx: ctx.b.say(text), size=len(text)))
         return self
