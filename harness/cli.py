@@ -258,6 +258,20 @@ def build_parser() -> argparse.ArgumentParser:
     validate.set_defaults(func=cmd_cases_validate)
 
     # -- commands added by other modules go below this line --
+    serve = commands.add_parser("serve", help="serve OpenAI and Anthropic wire formats backed by the builtin "
+                                              "model, with prompt-cache simulation (the emulator)")
+    serve.add_argument("--port", type=int, default=8765, help="port to listen on (default: %(default)s; 0 = any)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s, loopback)")
+
+    def cmd_serve(args: argparse.Namespace) -> int:
+        from harness.models.emulator import serve as serve_emulator
+
+        err.print(f"emulator on http://{args.host}:{args.port} (OpenAI base_url .../v1, Anthropic base_url as is); "
+                  "Ctrl-C stops it")
+        serve_emulator(args.port, args.host)
+        return 0
+
+    serve.set_defaults(func=cmd_serve)
     return parser
 
 
