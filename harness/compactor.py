@@ -10,7 +10,7 @@ same however long the history is.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from harness.policy.base import ContextView, Plan, Policy, SendPoint
@@ -26,7 +26,10 @@ RISK_KINDS = (
     "no_shrink",  # after compacting, the context is still at or over the trigger
     "nothing_to_fold",  # the trigger fired but the tail is the whole live context
     "lookup_without_block",  # lookup mode fired with no earlier summary block to reuse
+    "summary_rejected",  # the policy refused a summary that would have made the context larger
 )
+# What a pruned tool result says instead of its output (opencode, claude-code peers).
+PRUNED_MARKER = "[tool output cleared to save context]"
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,15 @@ class CompactionEvent:
 
 
 @dataclass(frozen=True)
+class PruneEvent:
+    """Old tool outputs cleared by a peer policy's pruning (no summary, no model call)."""
+
+    send_index: int
+    messages: tuple[int, ...]
+    tokens_freed_est: int
+
+
+@dataclass(frozen=True)
 class Risk:
     kind: str
     send_index: int
@@ -77,11 +89,17 @@ class ContextSnapshot:
     est_tokens: int
     true_tokens: int
     kept: tuple[int, ...] = ()
+    pruned: tuple[int, ...] = ()  # tool results shown as PRUNED_MARKER (pruning peers only)
 
     def parts(self, session: Session) -> tuple[list[Message], str | None, list[Message]]:
         """The messages before the summary block, the block, and the messages after it."""
         messages = session.messages
-        return [messages[i] for i in self.kept], self.summary, list(messages[self.live_start:self.end])
+        kept = [messages[i] for i in self.kept]
+        live = list(messages[self.live_start:self.end])
+        for i in self.pruned:
+            if i >= self.live_start:
+                live[i - self.live_start] = pruned_message(messages[i])
+        return kept, self.summary, live
 
 
 @dataclass
@@ -92,6 +110,7 @@ class Replay:
     snapshots: dict[str, ContextSnapshot] = field(default_factory=dict)
     sends: int = 0
     notices: list[str] = field(default_factory=list)
+    prunes: list[PruneEvent] = field(default_factory=list)
 
     def risk_counts(self) -> dict[str, int]:
         counts = dict.fromkeys(RISK_KINDS, 0)
@@ -112,22 +131,49 @@ class LiveContext:
         self.summary: str | None = None
         self.summary_est = self.summary_true = 0
         self.est_total, self.true_total = self.system_est, self.system_true
+        self.kept: tuple[int, ...] = ()  # messages ahead of the summary (codex)
+        self.kept_true = 0
+        self.pruned: set[int] = set()  # tool results cleared by a pruning peer
+        self.marker_est, self.marker_true = estimate.text(PRUNED_MARKER), true.text(PRUNED_MARKER)
 
     def append(self, index: int) -> None:
         self.end = index + 1
         self.est_total += self.estimate[index]
         self.true_total += self.true[index]
 
-    def fold(self, summary: str | None, tail_start: int) -> None:
-        self.summary, self.live_start = summary, tail_start
-        self.summary_est, self.summary_true = self.estimate.text(summary), self.true.text(summary)
+    def est_of(self, index: int) -> int:
+        return self.marker_est if index in self.pruned else self.estimate[index]
+
+    def true_of(self, index: int) -> int:
+        return self.marker_true if index in self.pruned else self.true[index]
+
+    def span_true(self, indices: range) -> int:
+        return sum(map(self.true_of, indices)) if self.pruned else self.true.span(indices)
+
+    def prune(self, index: int) -> None:
+        self.est_total -= self.estimate[index] - self.marker_est
+        self.true_total -= self.true[index] - self.marker_true
+        self.pruned.add(index)
+
+    def totals_after(self, summary: str | None, tail_start: int, kept: tuple[int, ...] = ()) -> tuple[int, int]:
+        """Estimated and true totals of `system + kept + summary + messages[tail_start:end]`."""
         span = range(tail_start, self.end)
-        self.est_total = self.system_est + self.summary_est + self.estimate.span(span)
-        self.true_total = self.system_true + self.summary_true + self.true.span(span)
+        est = sum(map(self.est_of, span)) if self.pruned else self.estimate.span(span)
+        est += self.system_est + self.estimate.text(summary) + sum(map(self.est_of, kept))
+        true = self.span_true(span) + self.system_true + self.true.text(summary) + sum(map(self.true_of, kept))
+        return est, true
+
+    def fold(self, summary: str | None, tail_start: int, kept: tuple[int, ...] = ()) -> None:
+        self.summary, self.live_start, self.kept = summary, tail_start, kept
+        self.summary_est, self.summary_true = self.estimate.text(summary), self.true.text(summary)
+        self.kept_true = sum(map(self.true_of, kept))
+        self.est_total, self.true_total = self.totals_after(summary, tail_start, kept)
 
     def snapshot(self, point: str, compactions: int) -> ContextSnapshot:
+        shown = set(self.kept)
+        pruned = tuple(sorted(i for i in self.pruned if i >= self.live_start or i in shown))
         return ContextSnapshot(point, self.end, self.live_start, self.summary, compactions,
-                               self.est_total, self.true_total)
+                               self.est_total, self.true_total, self.kept, pruned)
 
 
 @dataclass
@@ -153,13 +199,23 @@ class Compactor:
         self.context = LiveContext(session, self.estimate, self.true)
         self.replay = Replay(session)
         self.wanted = set(self.points)
+        self.rejected = 0  # summaries the policy refused to fold
+        self._prune_hook = getattr(self.policy, "prune", None)
         self._check_steps(config.context_window)
-        for index, message in enumerate(session.messages):
-            self._take_point(f"message:{index}")
-            if message.role == "assistant":
-                self.send(index)
-            self.context.append(index)
-        self.send(len(session.messages))  # the request that would carry the next question
+        begin = getattr(self.policy, "begin", None)  # a stateful policy (external adapter) starts here
+        if begin is not None:
+            begin(session, self.estimate.__getitem__, self.context.system_est)
+        try:
+            for index, message in enumerate(session.messages):
+                self._take_point(f"message:{index}")
+                if message.role == "assistant":
+                    self.send(index)
+                self.context.append(index)
+            self.send(len(session.messages))  # the request that would carry the next question
+        finally:
+            end = getattr(self.policy, "end", None)
+            if end is not None:
+                end()
         self._take_point("end")
         return self.replay
 
@@ -169,6 +225,8 @@ class Compactor:
         context, config = self.context, self.policy.config
         self.replay.sends += 1
         mid_turn = index > 0 and self.session.messages[index - 1].role == "tool"
+        if self._prune_hook is not None and not mid_turn:
+            self._prune(index)
         fired = self.policy.should_compact(SendPoint(index, context.est_total, mid_turn))
         if fired:
             self._compact(index, config)
@@ -190,28 +248,40 @@ class Compactor:
         if config.mode == "lookup":
             self._lookup(index, started, before_est, before_true)
             return
-        view = ContextView(self.session, context.live_start, context.end, self.estimate.__getitem__)
-        plan = self.policy.plan(view)
+        plan = self.policy.plan(self._view())
         if plan.tail_start <= context.live_start:
             self._risk("nothing_to_fold", index, before_est, "the tail is the whole live context")
             return
         number = len(self.replay.events) + 1
-        head = self.session.messages[context.live_start:plan.tail_start]
-        request_true = (context.system_true + context.summary_true
-                        + self.true.span(range(context.live_start, plan.tail_start)))
-        if request_true + config.summary_tokens > config.context_window:
+        budget = plan.summary_tokens or config.summary_tokens
+        first = context.live_start  # first message the summarizer is given
+        request_true = (context.system_true + context.kept_true + context.summary_true
+                        + context.span_true(range(first, plan.tail_start)))
+        if request_true + budget > config.context_window:
             self._risk("summary_request_too_big", index, request_true,
-                       f"summary request {request_true} + output {config.summary_tokens} "
+                       f"summary request {request_true} + output {budget} "
                        f"> window {config.context_window}")
+            while plan.trim_summary_request and plan.tail_start - first > 1 \
+                    and request_true + budget > config.context_window:
+                request_true -= context.true_of(first)  # codex: drop the oldest item and retry
+                first += 1
         call_started = time.perf_counter()
         result = None
         if plan.summarize:
             result = self.summarizer.summarize(SummaryInput(
-                self.session.system, context.summary, head, config.summary_tokens, number, context.live_start))
+                self.session.system, context.summary, self._head(first, plan), budget, number, first,
+                kept=tuple(self.session.messages[i] for i in context.kept),
+                split_turn_start=plan.split_turn_start))
         call_time = time.perf_counter() - call_started
         block = summary_block(result.text, number) if result else None
+        if plan.reject_if_larger and context.totals_after(block, plan.tail_start, plan.kept_head)[0] > before_est:
+            self.rejected += 1
+            self._risk("summary_rejected", index, before_est,
+                       f"the summary would have grown the context past {before_est} tokens; kept it as it was")
+            return
         head_start = context.live_start
-        context.fold(block, plan.tail_start)
+        context.fold(block, plan.tail_start, plan.kept_head)
+        self._tell_folded(plan.tail_start, block)
         wall = time.perf_counter() - started
         self._record(CompactionEvent(
             number=number, send_index=index, source="summarizer" if result else "truncate",
@@ -239,6 +309,7 @@ class Compactor:
         block = max(blocks, key=lambda c: (c.position, c.covers))
         head_start = context.live_start
         context.fold(block.content, block.covers)
+        self._tell_folded(block.covers, block.content)
         wall = time.perf_counter() - started
         self._record(CompactionEvent(
             number=len(self.replay.events) + 1, send_index=index, source="lookup", head_start=head_start,
@@ -256,10 +327,51 @@ class Compactor:
             f"context compacted: {event.tokens_before_est} -> {event.tokens_after_est} tokens (estimated)")
         if self.notify:
             self.notify(event)
-        if event.tokens_after_est >= config.context_window - config.reserve_tokens:
+        would_trigger = getattr(self.policy, "would_trigger", None)  # peers have their own triggers
+        if (would_trigger(event.tokens_after_est) if would_trigger is not None
+                else event.tokens_after_est >= config.context_window - config.reserve_tokens):
             self._risk("no_shrink", event.send_index, event.tokens_after_est,
                        "the compacted context is still at or over the trigger")
         self._take_point(f"compaction:{event.number}")
+
+    # -- peer extras: views, pruning, the summarizer's input, stateful policies -------------------
+
+    def _view(self) -> ContextView:
+        c = self.context
+        tokens = c.est_of if c.pruned else self.estimate.__getitem__
+        return ContextView(self.session, c.live_start, c.end, tokens, c.kept, c.summary, self.rejected, c.pruned)
+
+    def _prune(self, index: int) -> None:
+        """Clear the old tool outputs the policy names; asked between whole turns only."""
+        context, messages = self.context, self.session.messages
+        chosen = tuple(i for i in self._prune_hook(self._view())
+                       if context.live_start <= i < context.end and messages[i].role == "tool"
+                       and i not in context.pruned)
+        if not chosen:
+            return
+        before = context.est_total
+        for i in chosen:
+            context.prune(i)
+        self.replay.prunes.append(PruneEvent(index, chosen, before - context.est_total))
+
+    def _head(self, start: int, plan: Plan) -> tuple[Message, ...]:
+        """The messages folded now, as the summarizer sees them (pruned and cut where the policy says)."""
+        head = self.session.messages[start:plan.tail_start]
+        if not self.context.pruned and plan.tool_result_chars is None:
+            return head
+        shown = []
+        for i, message in enumerate(head, start):
+            if i in self.context.pruned:
+                message = pruned_message(message)
+            elif message.role == "tool" and plan.tool_result_chars is not None:
+                message = cut_tool_result(message, plan.tool_result_chars)
+            shown.append(message)
+        return tuple(shown)
+
+    def _tell_folded(self, tail_start: int, summary: str | None) -> None:
+        folded = getattr(self.policy, "folded", None)
+        if folded is not None:
+            folded(tail_start, self.context.kept, summary, self.context.summary_est)
 
     # -- bookkeeping --------------------------------------------------------------------------
 
@@ -281,6 +393,18 @@ class Compactor:
 
 def replay(session: Session, policy: Policy, summarizer: Summarizer, **options: Any) -> Replay:
     return Compactor(session, policy, summarizer, **options).run()
+
+
+def pruned_message(message: Message) -> Message:
+    return replace(message, content=PRUNED_MARKER)
+
+
+def cut_tool_result(message: Message, chars: int) -> Message:
+    """The first `chars` characters of a tool result and a marker saying how much was cut."""
+    if len(message.content) <= chars:
+        return message
+    cut = len(message.content) - chars
+    return replace(message, content=f"{message.content[:chars]}\n[... {cut} more characters of tool output cut]")
 
 
 def _usage_dict(usage: Any) -> dict[str, int] | None:

@@ -71,6 +71,11 @@ class ContextView:
     live_start: int
     end: int
     tokens: Callable[[int], int]  # estimated tokens of one message by index
+    # What a peer may need beyond the live range (all empty for the default policy):
+    kept: tuple[int, ...] = ()  # messages kept verbatim ahead of the summary in effect (codex)
+    summary: str | None = None  # the summary block in effect
+    rejected_summaries: int = 0  # summaries this replay refused to fold (gemini-cli then only truncates)
+    pruned: AbstractSet[int] = frozenset()  # tool results whose output was cleared (opencode, claude-code)
 
     def span_tokens(self, start: int, end: int) -> int:
         return sum(self.tokens(i) for i in range(start, end))
@@ -99,6 +104,13 @@ class Plan:
     steps_kept: int
     truncated_to_step: bool
     summarize: bool = True  # False: the head is dropped with no summary (the `truncate` floor)
+    # Peer extras; the defaults are the policy under test.
+    kept_head: tuple[int, ...] = ()  # messages kept verbatim ahead of the new summary (codex: user messages)
+    summary_tokens: int | None = None  # the summarizer's output budget (None: config.summary_tokens)
+    tool_result_chars: int | None = None  # tool results cut to this many characters in the summarizer input
+    split_turn_start: int | None = None  # the tail splits the turn opened here: its prefix is in the head
+    reject_if_larger: bool = False  # keep the old context when the summary would make it larger
+    trim_summary_request: bool = False  # drop the oldest head messages until the summary request fits
 
 
 class Policy(Protocol):
@@ -108,6 +120,12 @@ class Policy(Protocol):
     def should_compact(self, send: SendPoint) -> bool: ...
 
     def plan(self, view: ContextView) -> Plan: ...
+
+    # Optional hooks, looked up with getattr by the compactor (the default policy has none):
+    #   prune(view) -> tuple[int, ...]    tool results to clear, asked at sends between whole turns
+    #   would_trigger(tokens) -> bool     the trigger on a token count alone (for the no_shrink risk)
+    #   begin(session, tokens, system_tokens) / folded(tail_start, kept, summary, summary_tokens) / end()
+    #                                     lifecycle of a stateful policy (an external adapter process)
 
 
 _REGISTRY: dict[str, Callable[[PolicyConfig], Policy]] = {}
@@ -128,6 +146,10 @@ def policy_names() -> list[str]:
 def make_policy(name: str, config: PolicyConfig) -> Policy:
     import harness.policy  # noqa: F401  (registers the built-in policies)
 
+    if name.startswith("cmd:"):  # a policy run as a subprocess: cmd:"node adapter.js"
+        from harness.policy.external import ExternalPolicy
+
+        return ExternalPolicy.from_command(name[4:], config)
     factory = _REGISTRY.get(name)
     if factory is None:
         raise HarnessError(f"unknown policy {name!r}: choose one of {', '.join(policy_names())}")
