@@ -20,7 +20,7 @@ from harness.errors import HarnessError
 
 SCHEMA_VERSION = 1
 # Fields that differ between two identical runs: left out when runs are compared for equality.
-VOLATILE_KEYS = frozenset({"created", "finished", "timings", "run_id", "out", "git_commit", "elapsed_s",
+VOLATILE_KEYS = frozenset({"created", "finished", "timings", "latency", "run_id", "out", "git_commit", "elapsed_s",
                            "wall_time_s", "harness_time_s", "model_time_s"})
 
 

@@ -256,11 +256,17 @@ def run_cases(cases: list[Case], config: RunConfig, folder: RunFolder, *, run_id
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         futures = [pool.submit(one, case, r) for case, r in todo]
-        for future in as_completed(futures):
-            record = future.result()
+        try:
+            for future in as_completed(futures):
+                record = future.result()
+                write_run(folder, aggregate)
+                if on_case:
+                    on_case(record)
+        except BaseException:
+            # Interrupted: start nothing new; what finished is already on disk for --resume.
+            pool.shutdown(wait=True, cancel_futures=True)
             write_run(folder, aggregate)
-            if on_case:
-                on_case(record)
+            raise
     return write_run(folder, aggregate, finished=True)
 
 

@@ -1,0 +1,78 @@
+"""Matchers, the three controls, and grading."""
+
+from harness.cases import Probe
+from harness.compactor import ContextSnapshot
+from harness.metrics import check_summary, mcnemar_exact, normalised_retention, wilson
+from harness.probes import conditions, match, normalise, parse_judgement, retained
+from harness.session import Message, Session, ToolCall
+
+
+def probe(**fields):
+    base = {"id": "p", "kind": "recall", "question": "q?", "all": (("9090",),), "planted_at": 0}
+    return Probe(**{**base, **fields})
+
+
+def test_normalise_case_whitespace_and_path_separators():
+    assert normalise("  Src\\Auth\\Session.PY \n\t now ") == "src/auth/session.py now"
+
+
+def test_all_items_with_alternatives():
+    p = probe(all=(("pnpm",), ("9090", "port nine thousand ninety")))
+    assert match("Use PNPM; the port is 9090.", p).passed
+    assert match("use pnpm on port nine thousand  ninety", p).passed
+    result = match("use npm on port 9090", p)
+    assert not result.passed and result.missing == ("pnpm",)
+
+
+def test_none_items_fail_an_answer_but_not_retention():
+    p = probe(all=(("9090",),), none=("8080",))
+    answer = match("It moved from 8080 to 9090.", p)
+    assert not answer.passed and answer.forbidden == ("8080",)
+    assert retained("first 8080, later 9090", p).passed  # a history holds superseded values
+
+
+def test_regex_shapes_answers_and_counts_alone_for_retention():
+    p = probe(all=(("9090",),), regex=r"^\s*9090\s*$")
+    assert match("9090", p).passed and not match("port 9090", p).passed
+    only_regex = probe(all=(), regex=r"ticket-\d+")
+    assert retained("see TICKET-42", only_regex).passed
+
+
+def test_conditions_compacted_full_floor():
+    messages = tuple(Message("user", f"m{i}") for i in range(6))
+    session = Session(messages, "sys")
+    snap = ContextSnapshot("end", 6, 4, "SUMMARY", 1, 0, 0)
+    c = conditions(session, snap)
+    assert [m.content for m in c["compacted"].messages] == ["m4", "m5"] and c["compacted"].summary == "SUMMARY"
+    assert [m.content for m in c["floor"].messages] == ["m4", "m5"] and c["floor"].summary is None
+    assert [m.content for m in c["full"].messages] == [f"m{i}" for i in range(6)]
+    assert c["compacted"].chat()[0].content == "SUMMARY"
+    assert "SUMMARY" in c["compacted"].text() and "SUMMARY" not in c["floor"].text()
+
+
+def test_judgement_parsing():
+    assert parse_judgement("score: 4\nmostly right") == (4, "mostly right")
+    assert parse_judgement("I cannot grade this") == (None, "I cannot grade this")
+
+
+def test_statistics():
+    low, high = wilson(8, 10)
+    assert round(low, 3) == 0.490 and round(high, 3) == 0.943  # textbook Wilson 95% for 8/10
+    assert wilson(0, 0) is None
+    assert normalised_retention(0.8, 1.0, 0.4) == (0.8 - 0.4) / 0.6
+    assert normalised_retention(0.5, 0.4, 0.4) is None
+    assert mcnemar_exact(0, 6) == 2 * (1 / 64)
+    assert mcnemar_exact(3, 3) == 1.0
+
+
+def test_summary_level_checks():
+    head = (Message("assistant", "", (ToolCall("1", "edit_file", {"path": "src/app/main.py"}),
+                                      ToolCall("2", "read_file", {"path": "src/app/db.py"}))),
+            Message("tool", "ok", tool_call_id="1"), Message("tool", "ok", tool_call_id="2"))
+    summary = "## Goal\nfix\n## Files\n- src/app/main.py edited\n- src/app/ghost.py\n## Next steps\nport 8080"
+    check = check_summary(1, summary, head, None, 1000, 100, ("Goal", "Files", "Errors", "Next steps"), ("8080",))
+    assert check.compression_ratio == 10.0
+    assert check.sections_missing == ("Errors",)
+    assert check.artifact_recall == 0.5 and check.artifact_precision == 0.5
+    assert check.hallucinated_paths == ("src/app/ghost.py",)
+    assert check.stale_facts == ("8080",)
