@@ -152,6 +152,7 @@ def desktop_tax_rounding() -> Spec:
     P("decision", "decision", "decision", "Which rounding mode was chosen and where does rounding happen now?", ["ROUND_HALF_EVEN", "invoice_total"])
     P("file", "artifact", "fix", "Which file was edited to remove per-line rounding?", ["src/ledgerline/tax/rounding.py"])
     P("vat", "update", "vat", "Which Swiss VAT rate should the fixtures use?", ["8.1%"], ["7.7%"])
+    P("test-file", "recall", "err", "Which test file reproduces the bug?", ["tests/tax/test_rounding.py"])
     P("todo", "progress", "progress", "What is still not done?", ["PDF"])
     P("next", "continuation", "progress", "What should be worked on next?", ["PDF renderer"])
     return s
@@ -216,6 +217,7 @@ def auto_flaky_scheduler() -> Spec:
     P("err2", "error", "err2", "What did the full suite report after the first fix?", ["ErrLeaseLost not handled"])
     P("fix2", "artifact", "fix2", "Which file was changed so workers cancel on a lost lease?", ["internal/worker/heartbeat.go"])
     P("writeup", "artifact", "writeup", "Where is the incident write-up?", ["docs/incidents/lease-race.md"])
+    P("verify", "recall", "writeup", "Which race-detector run verifies the fix?", ["-count=200"])
     P("open", "progress", "progress", "What is still open?", ["cinder_lease_lost_total"])
     P("next", "continuation", "progress", "What should be done next?", ["metric"])
     return s
@@ -240,6 +242,9 @@ def edge_32k_window() -> Spec:
           "like `3s` — the helm values already use integers and mixing both invites mistakes. I'll fix the fixture instead.")
     s.edit("field", 0.5, "Adding the field.", "internal/config/config.go", "type Route struct {\n\tPath     string `yaml:\"path\"`",
            "type Route struct {\n\tPath      string `yaml:\"path\"`\n\tTimeoutMS int    `yaml:\"timeout_ms,omitempty\"`")
+    s.user("branch", 0.2, "Work on the branch feat/route-timeouts and open the PR against release/2.7 when done.")
+    s.edit("proxy", 0.7, "Applying the per-route timeout at request time.", "internal/proxy/handler.go",
+           "\tctx := r.Context()", "\ttimeout := h.cfg.UpstreamTimeout\n\tif route.TimeoutMS > 0 {\n\t\ttimeout = time.Duration(route.TimeoutMS) * time.Millisecond\n\t}\n\tctx, cancel := context.WithTimeout(r.Context(), timeout)\n\tdefer cancel()")
     s.user("default-new", 0.62, "SRE says the global default goes down to 1800 ms starting this release.")
     s.say("progress", 0.88, "Done: Route.TimeoutMS parsed and validated; proxy handler uses it via context.WithTimeout. "
           "Remaining: document timeout_ms in deploy/helm/values.yaml.")
@@ -250,6 +255,10 @@ def edge_32k_window() -> Spec:
     P("err", "error", "err", "What did the config test fail on?", ["cannot unmarshal !!str `3s` into int"])
     P("decision", "decision", "decision", "Why is timeout_ms an integer instead of a duration string?", ["helm"])
     P("field", "artifact", "field", "Which struct field was added, and in which file?", ["TimeoutMS", "internal/config/config.go"])
+    P("branch", "recall", "branch", "Which branch is the work on, and which branch does the PR target?", ["feat/route-timeouts", "release/2.7"])
+    P("fix-3s", "error", "decision", "How was the `3s` unmarshal error resolved?", ["fix the fixture"])
+    P("proxy", "artifact", "proxy", "Which file applies the per-route timeout at request time?", ["internal/proxy/handler.go"])
+    P("deps", "constraint", "no-deps", "What did the user say about dependencies?", ["No new dependencies"])
     P("remaining", "progress", "progress", "What remains to be done?", ["deploy/helm/values.yaml"])
     P("next", "continuation", "progress", "What is the next step?", ["document"])
     return s
@@ -356,7 +365,7 @@ def long_gateway_ratelimit() -> Spec:
     P("goal", "goal", "goal", "What is being built in this session?", ["token bucket", "Redis"])
     P("style", "constraint", "go-style", "How must errors be wrapped, according to the house rules?", ["%w"])
     P("no-globals", "constraint", "go-style", "What did the house rules say about global variables?", ["no global variables"])
-    P("api", "constraint", "api", "Which exported interface must not change?", ["Limiter", "internal/ratelimit/limiter.go"])
+    P("api", "constraint", "api", "Which exported interface must not change, and why?", ["Limiter", "vendor"])
     P("redis", "update", "redis-new", "What is the limiter Redis host now?", ["redis-rl-eu.svc.northwind.internal"], ["redis-rl-01"])
     P("acme", "update", "acme-new", "What is Acme's rate limit per second now? Number only.", ["650"], ["rate: 400"])
     P("globex", "recall", "redis-old", "What rate is configured for the globex tenant?", ["120"])
@@ -364,7 +373,7 @@ def long_gateway_ratelimit() -> Spec:
     P("lua-file", "artifact", "script", "Which file holds the token bucket script?", ["internal/ratelimit/tokenbucket.lua"])
     P("err-burst", "error", "err-burst", "What did the burst test report?", ["Allow() = true after burst of 100"])
     P("err-clock", "error", "err-clock", "What error showed up in the load test?", ["bucket refill negative"])
-    P("clock", "decision", "decision-clock", "How was the clock skew problem solved?", ["TIME"])
+    P("clock", "decision", "decision-clock", "How was the clock skew problem solved?", [["server time", "redis.call('TIME')"]])
     P("metric", "recall", "metric", "What must the new metric be called?", ["tollgate_ratelimit_rejected_total"])
     P("left", "progress", "progress", "What remains after the token bucket work?", ["shadow-mode", "Grafana"])
     P("next", "continuation", "next", "What is next, and what is the flag called?", ["RATELIMIT_SHADOW"])
@@ -389,6 +398,7 @@ def long_pipeline_backfill() -> Spec:
            pytest_out(48, [pyfail("KeyError: 'last_key'", "src/pipewright/state/checkpoint_store.py")]), size=3000)
     s.edit("fix-key", 0.37, "Fresh partitions have no checkpoint row yet; treat a missing last_key as 'start from the beginning'.",
            "src/pipewright/state/checkpoint_store.py", "        return row[\"last_key\"]", "        return row.get(\"last_key\") if row else None")
+    s.user("ckpt-where", 0.28, "Checkpoints must live in the warehouse, not on local disk — the job runs on ephemeral pods.")
     s.user("window", 0.45, "Backfill window change: finance only needs 2024-03-04 onward, skip the first three days.")
     s.user("duckdb-new", 0.55, "Good news, the loader fix landed upstream — bump DuckDB to 1.0.0 and drop the pin comment.")
     s.say("progress", 0.80, "Backfill status: 2024-03-04 through 2024-03-22 loaded and verified (row counts match the manifest). "
@@ -404,6 +414,9 @@ def long_pipeline_backfill() -> Spec:
     P("err-key", "error", "err-key", "What error did the resumable tests raise?", ["KeyError: 'last_key'"])
     P("fix-key", "error", "fix-key", "How was the missing last_key handled?", [["start from the beginning", "row.get(\"last_key\")"]])
     P("window", "update", "window", "From which date does the backfill start now?", ["2024-03-04"], ["2024-03-01"])
+    P("ckpt-where", "constraint", "ckpt-where", "Where must checkpoints be stored, and why?", ["warehouse", "ephemeral"])
+    P("ckpt-table", "recall", "checkpoints", "What is the checkpoint table called?", ["_pipewright_checkpoints"])
+    P("batch", "recall", "decision-stream", "Which batch_size does the dataset scanner use?", ["65536"])
     P("done", "progress", "progress", "Which dates are already loaded?", ["2024-03-22"])
     P("resume", "continuation", "next", "Where should the backfill continue from, and with how many workers?", ["2024-03-23", "6"])
     P("workers", "constraint", "next", "What is the maximum number of workers the user allows?", ["--workers 6"])
@@ -450,7 +463,7 @@ def long_editor_sync() -> Spec:
     P("cause", "decision", "cause", "What was the root cause of lost offline edits?", ["state vector", "offline queue"])
     P("fix-file", "artifact", "fix", "Which file held the reconnect fix?", ["src/sync/socket.ts"])
     P("snap-file", "artifact", "snapshots", "Which new server file implements snapshots?", ["server/snapshots.ts"])
-    P("fsync", "decision", "decision-snap", "Why are old updates kept until the snapshot is fsynced?", ["crash"])
+    P("fsync", "decision", "decision-snap", "Why are old updates kept until the snapshot is fsynced?", [["lose data", "data loss", "losing data"]])
     P("enoent", "error", "err-enoent", "What error did the persistence tests hit?", ["ENOENT"])
     P("enoent-fix", "error", "fix-enoent", "How was the ENOENT on rename fixed?", [["same directory", "path.join(dir"]])
     P("every", "update", "every-new", "How many updates between snapshots now?", ["2000"], ["every 500"])
@@ -482,6 +495,7 @@ def desktop_rate_limit_header() -> Spec:
     P("retry", "decision", "decision", "When is Retry-After sent?", ["429"])
     P("file", "artifact", "fix", "Which file was changed?", ["src/middleware/rateLimit.ts"])
     P("limit", "update", "limit", "What is the default limit per minute now?", ["120"], ["60 requests"])
+    P("naming", "decision", "decision", "Which header naming convention was chosen?", ["IETF"])
     P("todo", "progress", "progress", "What is not done yet?", ["docs/openapi.yaml"])
     P("next", "continuation", "progress", "What should happen next?", ["OpenAPI"])
     return s
@@ -507,6 +521,7 @@ def desktop_go_env_config() -> Spec:
     P("fix", "error", "fix", "Why did the file value win over the environment?", ["before the yaml was decoded"])
     P("name", "update", "name", "What is the environment variable called now?", ["TOLLGATE_ADDR"], ["TOLLGATE_LISTEN"])
     P("file", "artifact", "fix", "Which file was edited?", ["internal/config/config.go"])
+    P("where", "constraint", "rule", "In which package must the change live?", ["internal/config"])
     P("left", "progress", "progress", "What is left?", ["README"])
     P("next", "continuation", "progress", "What is the next step?", ["configuration table"])
     return s
@@ -534,6 +549,7 @@ def desktop_cli_dry_run() -> Spec:
     P("decision", "decision", "decision", "How was dry-run implemented instead of a flag in merge_partitions?", ["plan_merge", "apply_merge"])
     P("plan-file", "artifact", "plan", "Which new file defines MergePlan?", ["src/pipewright/load/plan.py"])
     P("schema", "recall", "warehouse", "Which warehouse schema should be used for manual testing?", ["analytics_dev_jr"])
+    P("output", "progress", "progress", "What does --dry-run print for each table?", ["one JSON object per table"])
     P("left", "progress", "progress", "What remains?", ["empty-partition"])
     P("next", "continuation", "progress", "What is the next step?", ["test"])
     return s
@@ -578,6 +594,7 @@ def auto_dependency_upgrade() -> Spec:
     P("decision", "decision", "decision", "How was the inline-regex route problem handled, and why not pin path-to-regexp?", ["zod", "fragile"])
     P("err-prisma", "error", "err-prisma", "Which Prisma option no longer exists?", ["rejectOnNotFound"])
     P("fix-prisma", "artifact", "fix-prisma", "Which file got the findUniqueOrThrow change?", ["src/services/inventory.ts"])
+    P("prisma-ver", "recall", "progress", "Which Prisma version is installed at the end?", ["5.14.0"])
     P("open", "progress", "progress", "Which test is still failing, and why?", ["src/jobs/reindex.test.ts", "connection pool"])
     P("next", "continuation", "progress", "What should be looked at next?", ["reindex"])
     return s
@@ -624,6 +641,7 @@ def auto_test_triage() -> Spec:
     P("nested", "decision", "decision", "How were the 'transaction is already begun' failures fixed, and why that option?", ["begin_nested", "other 40 routes"])
     P("err-decimal", "error", "err-decimal", "What did the refund response test compare?", ["'12.5'", "'12.50'"])
     P("fix-decimal", "error", "fix-decimal", "How was the refund amount formatting fixed?", ["quantize"])
+    P("passed", "recall", "status", "How many tests passed in the latest run?", ["1277 passed"])
     P("count", "progress", "progress", "How many of the 14 failures are fixed?", ["12 of 14"])
     P("left", "progress", "progress", "Which two tests are still failing?", ["test_dunning_batches_by_tenant", "test_outbox_ordering"])
     P("next", "continuation", "progress", "What is the fix planned for the outbox ordering test?", ["ORDER BY created_at"])
@@ -650,6 +668,7 @@ def edge_manual_compaction() -> Spec:
     s.edit("fix", 0.24, "due_date is naive in the fixture; comparing against an aware now(). Normalising to UTC-aware.",
            "src/ledgerline/workers/dunning.py", "    overdue = now - invoice.due_date", "    overdue = now - invoice.due_date.replace(tzinfo=UTC)")
     s.user("stages-new", 0.50, "Product changed the schedule: reminders at +5, +12 and +25 days now; suspension stays after the last one.")
+    s.user("flag", 0.70, "Gate the whole thing behind the feature flag dunning_v2_enabled in production.")
     s.user("suspend", 0.62, "Suspension must go through AccountService.suspend(reason='dunning'), not a direct UPDATE.")
     s.say("progress", 0.88, "Status: stages +5/+12/+25 implemented and idempotent; suspension goes through AccountService. "
           "Remaining: the email templates for stage 2 and 3 (templates/dunning/stage2.mjml, stage3.mjml).")
@@ -671,6 +690,8 @@ def edge_manual_compaction() -> Spec:
     P("fix-file", "artifact", "fix", "Which file holds the dunning task?", ["src/ledgerline/workers/dunning.py"])
     P("stages", "update", "stages-new", "At which day offsets are reminders sent now?", ["+5", "+12", "+25"], ["+14", "+30"])
     P("suspend", "constraint", "suspend", "How must suspension be performed?", ["AccountService.suspend"])
+    P("flag", "recall", "flag", "Which feature flag gates dunning in production?", ["dunning_v2_enabled"])
+    P("fix-tz", "error", "fix", "How was the naive/aware datetime comparison fixed?", ["tzinfo=UTC"])
     P("left", "progress", "progress", "Which templates remain to be written?", ["stage2.mjml", "stage3.mjml"])
     P("next", "continuation", "next", "Which existing template's tone should the new ones copy?", ["stage1.mjml"])
     return s
@@ -708,6 +729,8 @@ def edge_parallel_tools() -> Spec:
     P("err-tsc", "error", "par-err#1", "Which type error did tsc report in CommentThread.tsx?", ["'RelativePosition' is not assignable to type 'number'"])
     P("limit", "update", "limit-new", "What is the maximum number of replies per thread? Number only.", ["250"], ["50 replies"])
     P("store", "artifact", "thread", "Which new file is the comment store?", ["src/store/comments.ts"])
+    P("tsx", "artifact", "par-err#1", "Which component file had the type error?", ["src/components/CommentThread.tsx"])
+    P("pm", "constraint", "pnpm", "Which package manager must be used?", ["pnpm"])
     P("left", "progress", "progress", "What remains?", ["resolving", "awareness"])
     P("next", "continuation", "progress", "What should be implemented next?", [["resolving", "unresolving"]])
     return s
@@ -725,9 +748,11 @@ def edge_superseded_facts() -> Spec:
            gotest_out([("internal/retry", "    backoff_test.go:48: next(4) = 12.8s, want <= 10s (cap not applied)")], verbose=True), size=3000)
     s.edit("fix", 0.27, "The cap was applied before jitter was added; apply it last.", "internal/retry/backoff.go",
            "\td := min(base<<attempt, max)\n\treturn d + jitter(d)", "\td := base<<attempt + jitter(base<<attempt)\n\treturn min(d, max)")
+    s.user("retrycount", 0.30, "Keep the old `RetryCount` field readable for one release and mark it deprecated in the docs.")
     s.user("attempts-2", 0.40, "Let's raise the per-attempt timeout to 9000 ms, slow upstreams are killing us.")
     s.say("decision", 0.48, "Per-queue overrides go under `queues.<name>.retry` in deploy/cinder.yaml; I'm not adding "
           "per-job overrides — nobody asked for them and they'd need a schema change.")
+    s.user("override", 0.55, "First per-queue override: queue invoices-export gets max 12 attempts.")
     s.user("cluster-2", 0.60, "Deploy target changed: kw-prod-ams is being drained, use kw-prod-fra2 instead.")
     s.user("attempts-3", 0.72, "Final answer after the incident review: the per-attempt timeout is 7500 ms. Sorry for the back and forth.")
     s.say("progress", 0.9, "Done: backoff cap fixed, per-queue retry config, per-attempt timeout from config. Remaining: the "
@@ -741,6 +766,8 @@ def edge_superseded_facts() -> Spec:
     P("fix", "error", "fix", "How was the backoff cap bug fixed?", [["apply it last", "cap was applied before jitter"]])
     P("file", "artifact", "fix", "Which file implements the backoff?", ["internal/retry/backoff.go"])
     P("decision", "decision", "decision", "Where do per-queue overrides go, and why no per-job overrides?", ["queues.<name>.retry", "schema change"])
+    P("retrycount", "constraint", "retrycount", "What must happen to the old RetryCount field?", ["deprecated"])
+    P("override", "recall", "override", "Which queue gets the first per-queue override, with how many attempts?", ["invoices-export", "12"])
     P("left", "progress", "progress", "What remains?", ["changelog"])
     P("next", "continuation", "progress", "What comes after the changelog entry?", ["deploy"])
     return s
@@ -753,7 +780,7 @@ def edge_giant_step() -> Spec:
     s.user("goal", 0.0, "Tollgate returns 502s under load to the orders backend. Find out whether it's our proxy or the upstream.")
     s.user("prod", 0.0, "You may read production logs but do not restart anything in production.")
     s.tool("giant-1", 0.35, "Pulling the full gateway log for the incident window.", "bash",
-           {"cmd": "kubectl logs deploy/tollgate -n edge --since=2h"},
+           {"cmd": "kubectl logs deploy/tollgate -n edge-gw-prod --since=2h"},
            logs(1100, ["2024-06-20T14:02:11.774Z ERROR [http] req=f00dfeed1234 upstream orders-v2: http: server closed idle connection (keepalive race)"]), size=125000)
     s.say("decision", 0.45, "The 502s line up with upstream idle connections closed by orders-v2 after 5000 ms while our pool keeps "
           "them for 90s. Fix: set IdleConnTimeout to 4s in internal/upstream/pool.go, below the upstream's keepalive.")
@@ -761,8 +788,8 @@ def edge_giant_step() -> Spec:
            "\t\tIdleConnTimeout: 4 * time.Second,")
     s.user("keepalive", 0.6, "orders-v2 team says their keepalive is actually 3500 ms in the new release, so IdleConnTimeout at 4s is too long.")
     s.tool("giant-2", 0.999, "Verifying with a second full log after the change.", "bash",
-           {"cmd": "kubectl logs deploy/tollgate -n edge --since=30m"},
-           logs(1050, ["2024-06-20T16:40:02.118Z INFO  [http] req=0ddba11c0ffe 502 count last 30m: 0 (was 412)"]), size=120000)
+           {"cmd": "kubectl logs deploy/tollgate -n edge-gw-prod --since=30m"},
+           logs(1050, ["2024-06-20T16:40:02.118Z INFO  [http] req=0ddba11c0ffe ns=edge-gw-prod 502 count last 30m: 0 (was 412)"]), size=120000)
     P = s.probe
     P("goal", "goal", "goal", "What is being investigated?", ["502"])
     P("prod", "constraint", "prod", "What is forbidden in production?", ["restart"])
@@ -770,6 +797,9 @@ def edge_giant_step() -> Spec:
     P("decision", "decision", "decision", "What fix was chosen for the 502s?", ["IdleConnTimeout"])
     P("file", "artifact", "fix", "Which file was edited?", ["internal/upstream/pool.go"])
     P("keepalive", "update", "keepalive", "What is orders-v2's keepalive now?", ["3500"], ["5000 ms"])
+    P("ns", "recall", "giant-2", "Which Kubernetes namespace runs tollgate?", ["edge-gw-prod"])
+    P("upstream", "recall", "decision", "Which upstream service was closing idle connections?", ["orders-v2"])
+    P("why-4s", "decision", "decision", "Why was IdleConnTimeout set to 4s?", ["keepalive"])
     P("verify", "progress", "giant-2", "How many 502s were there in the last 30 minutes after the change?", ["0 (was 412)"])
     P("next", "continuation", "keepalive", "Given the new upstream keepalive, which setting must be lowered next?", ["IdleConnTimeout"])
     return s

@@ -129,7 +129,7 @@ class Spec:
     def forbidden(self) -> tuple[str, ...]:
         out = []
         for p in self.probes:
-            if p.kind in ("recall", "update", "error"):
+            if p.kind in ("recall", "update", "error") or p.id.startswith("protect-"):
                 for item in p.all:
                     for x in (item if isinstance(item, list) else [item]):
                         if "/" not in x and len(x) >= 4:

@@ -112,7 +112,13 @@ class WorkGen:
         for f in self.forbidden:
             if f in low:
                 idx = low.find(f)
-                text = text[:idx] + text[idx:idx + len(f)].replace(f[len(f) // 2], "_", 1) + text[idx + len(f):]
+                if f.isdigit():
+                    swap = str(int(f) + 1)
+                    while swap in self.forbidden:
+                        swap = str(int(swap) + 1)
+                else:
+                    swap = text[idx:idx + len(f)].replace(f[len(f) // 2], "_", 1)
+                text = text[:idx] + swap + text[idx + len(f):]
                 return self.clean(text)
         return text
 
@@ -164,9 +170,9 @@ class WorkGen:
     # -- steps
     def read_step(self, size: int, path: str | None = None, extra: str = "") -> tuple[str, list[Call]]:
         path = path or self.rng.choice([self.focus] * 3 + list(self.world.modules))
-        body = self.clean(C.source_file(self.rng, self.world, path, max(600, size), extra))
+        body = C.source_file(self.rng, self.world, path, max(600, size), extra)
         say = pick(self.rng, READ_SAY, path=path, sym=self.sym())
-        return say, [("read_file", {"path": path}, C.numbered(body), False)]
+        return say, [("read_file", {"path": path}, self.clean(C.numbered(body)), False)]
 
     def grep_step(self, size: int, sym: str | None = None) -> tuple[str, list[Call]]:
         sym = sym or self.sym()
