@@ -449,7 +449,8 @@ def answer(request: ModelRequest) -> tuple[str, str]:
     stale = _superseded(units)
     scored: list[tuple[float, int]] = []
     for position, words in enumerate(unit_words):
-        overlap = sum(1.0 / frequency[w] ** 0.5 for w in words & wanted)
+        # sorted: float sums must not depend on set order (string hashing is randomised per process)
+        overlap = sum(1.0 / frequency[w] ** 0.5 for w in sorted(words & wanted))
         if overlap <= 0:
             continue
         if position in stale:  # a value restated later is most likely out of date

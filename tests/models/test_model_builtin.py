@@ -114,3 +114,21 @@ def test_deterministic_and_usage_counted() -> None:
     assert a.text == b.text and a.usage == b.usage
     assert a.usage.input_tokens > 100 and a.usage.output_tokens == _tokens.count(a.text)
     assert a.usage.cached_input_tokens == 0 and not a.truncated
+
+
+def test_same_answer_under_any_hash_seed() -> None:
+    """Gating needs the same text in every process: set order must never leak into scores."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from harness.models.base import ChatMessage as M, ModelRequest\n"
+        "from harness.models.builtin import BuiltinClient\n"
+        "msgs = (M('user', 'Use port 8080 and the staging db at db-2.internal. Cache the session tokens.'),\n"
+        "        M('assistant', 'Port 8080 works; the db answers.'), M('user', 'Which port and db host now?'))\n"
+        "print(BuiltinClient().complete(ModelRequest('builtin', None, msgs, 100)).text)\n"
+    )
+    outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}
+    assert len(outputs) == 1
