@@ -11,7 +11,7 @@ from harness.errors import HarnessError
 from harness.models.base import ChatMessage as M
 from harness.models.base import ModelRequest, open_client
 from harness.models.cassette import cassette_path
-from harness.models.emulator import EmulatorTransport
+from harness.models.emulator import EmulatorTransport, Fault
 from harness.models.pricing import cost
 
 FILLER = "The deploy script copies the build to the staging host and restarts the service. "
@@ -107,7 +107,7 @@ def test_all_mode_rerecords(tmp_path: Path, transport: EmulatorTransport) -> Non
 
 def test_transient_failures_are_not_recorded(tmp_path: Path, transport: EmulatorTransport) -> None:
     path = tmp_path / "c.json"
-    transport.emulator.inject("429")
+    transport.emulator.inject(Fault("429", retry_after=0.01))
     with open_client("openai:gpt-5@emulator", cassette_path=path, record_mode="all", transport=transport) as model:
         model.complete(ModelRequest("gpt-5", None, HISTORY, 100))
     statuses = [i["response"]["status"] for i in json.loads(path.read_text())["interactions"]]
