@@ -273,7 +273,10 @@ class Compactor:
                 kept=tuple(self.session.messages[i] for i in context.kept),
                 split_turn_start=plan.split_turn_start))
         call_time = time.perf_counter() - call_started
-        block = summary_block(result.text, number) if result else None
+        text = result.text if result else None
+        if text is not None and plan.summary_appendix:
+            text = f"{text}\n\n{plan.summary_appendix}"  # pi's file lists, carried by the policy
+        block = summary_block(text, number) if text is not None else None
         if plan.reject_if_larger and context.totals_after(block, plan.tail_start, plan.kept_head)[0] > before_est:
             self.rejected += 1
             self._risk("summary_rejected", index, before_est,
@@ -289,7 +292,7 @@ class Compactor:
             steps_kept=plan.steps_kept, truncated_to_step=plan.truncated_to_step,
             tokens_before_est=before_est, tokens_before_true=before_true,
             tokens_after_est=context.est_total, tokens_after_true=context.true_total,
-            summary_tokens=self.true.tokens.count_text(result.text) if result else 0,
+            summary_tokens=self.true.tokens.count_text(text) if text is not None else 0,
             summary_request_tokens=request_true, wall_time_s=wall,
             harness_time_s=max(0.0, wall - call_time),
             model_time_s=result.model_time_s if result else 0.0,

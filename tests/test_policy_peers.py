@@ -416,3 +416,28 @@ def test_simulate_sweeps_a_peer(tmp_path, capsys):
     assert main(["simulate", str(case), "--policy", "pi", "--sweep", "--reserves", "8192,16384", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["sweep"]
     assert [r["reserve_tokens"] for r in rows] == [8192, 16384] and all(r["policy"] == "pi" for r in rows)
+
+
+def test_pi_carries_the_files_read_and_modified_across_compactions():
+    from harness.session import ToolCall
+
+    b = Builder()
+    calls = [("read_file", "src/a.py"), ("edit_file", "src/a.py"), ("read_file", "docs/b.md"),
+             ("write_file", "src/c.py"), ("read_file", "src/d.py")]
+    for n, (tool, path) in enumerate(calls * 2):
+        b.user(10)
+        call = ToolCall(f"f{n}", tool, {"path": path})
+        b.messages.append(Message("assistant", "doing it", (call,)))
+        b.messages.append(Message("tool", "x" * 40_000, tool_call_id=call.id))
+        b.step()
+    session = b.session()
+    result, _ = replay(session, "pi", points=("compaction:1", "compaction:2", "end"), context_window=48_000)
+    assert len(result.events) >= 2
+    first = result.snapshots["compaction:1"].summary
+    lists = first[first.index("[files read]"):].splitlines()
+    modified_at = lists.index("[files modified]")
+    assert "src/a.py" in lists[modified_at:] and "src/a.py" not in lists[:modified_at]  # read, then edited
+    later = result.snapshots["compaction:2"].summary
+    for path in lists[1:modified_at] + lists[modified_at + 1:]:
+        assert path in later  # nothing listed once is lost at the next compaction
+    assert later.count("[files read]") == 1

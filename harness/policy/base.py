@@ -111,6 +111,7 @@ class Plan:
     split_turn_start: int | None = None  # the tail splits the turn opened here: its prefix is in the head
     reject_if_larger: bool = False  # keep the old context when the summary would make it larger
     trim_summary_request: bool = False  # drop the oldest head messages until the summary request fits
+    summary_appendix: str | None = None  # text the harness appends to the new summary (pi's file lists)
 
 
 class Policy(Protocol):

@@ -20,6 +20,11 @@ from harness.policy.default import reserve_trigger, turn_first_tail
 from harness.session import message_text
 
 CUT_ROLES = ("user", "assistant")
+# Tool names (as the cases and importers spell them) that read or change a file, and where the path is.
+READ_TOOLS = frozenset({"read", "read_file", "view", "cat"})
+WRITE_TOOLS = frozenset({"write", "write_file", "edit", "edit_file", "create", "str_replace", "apply_patch"})
+PATH_KEYS = ("path", "file_path", "filename")
+FILES_READ, FILES_MODIFIED = "[files read]", "[files modified]"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -71,9 +76,12 @@ class PiPolicy:
     there is none, the last step is kept whole); a cut inside a turn hands the summarizer that turn's prefix
     (`split_turn_start`) so it can summarize it on its own; tool results cut to 2000 characters plus a
     marker in the summarizer's input; a summary budget of 0.8 x reserve; the previous summary fed back on
-    the next compaction (the shared summarizer path).
-    Leaves out: the read/modified file lists pi carries across compactions, pi's exact update instruction
-    (the summarizer's prompt is the harness's), and its own token accounting (the harness's estimate is used).
+    the next compaction (the shared summarizer path); the files read and modified in the folded messages,
+    listed after the summary (`Plan.summary_appendix`) and carried into every later summary, a file both
+    read and modified listed as modified.
+    Leaves out: pi's exact update instruction (the summarizer's prompt is the harness's), tools it would
+    recognise by other names than READ_TOOLS/WRITE_TOOLS, and its own token accounting (the harness's
+    estimate is used).
     """
 
     config: PolicyConfig
@@ -89,8 +97,10 @@ class PiPolicy:
         return not send.mid_turn and self.would_trigger(send.context_tokens)
 
     def plan(self, view: ContextView) -> Plan:
-        return describe_tail(view, self.cut(view), tool_result_chars=self.tool_result_chars,
-                             summary_tokens=int(self.summary_ratio * self.config.reserve_tokens))
+        tail_start = self.cut(view)
+        return describe_tail(view, tail_start, tool_result_chars=self.tool_result_chars,
+                             summary_tokens=int(self.summary_ratio * self.config.reserve_tokens),
+                             summary_appendix=file_lists(view, tail_start))
 
     def cut(self, view: ContextView) -> int:
         messages, kept = view.session.messages, 0
@@ -106,6 +116,39 @@ class PiPolicy:
                     return c
             return view.live_start
         return view.live_start  # everything fits in the kept budget: nothing to fold
+
+
+def file_lists(view: ContextView, tail_start: int) -> str | None:
+    """The files read and modified so far: those in the summary in effect plus the head's tool calls."""
+    read, modified = _previous_lists(view.summary)
+    for message in view.session.messages[view.live_start:tail_start]:
+        for call in message.tool_calls:
+            path = next((call.arguments[k] for k in PATH_KEYS if isinstance(call.arguments.get(k), str)), None)
+            if path is None:
+                continue
+            if call.name in WRITE_TOOLS:
+                modified.setdefault(path)
+            elif call.name in READ_TOOLS:
+                read.setdefault(path)
+    read = {p: None for p in read if p not in modified}
+    if not read and not modified:
+        return None
+    return "\n".join([FILES_READ, *read, FILES_MODIFIED, *modified])
+
+
+def _previous_lists(summary: str | None) -> tuple[dict[str, None], dict[str, None]]:
+    """Parse the lists a previous pi summary ends with (dicts keep first-seen order)."""
+    read: dict[str, None] = {}
+    modified: dict[str, None] = {}
+    if not summary or FILES_READ not in summary:
+        return read, modified
+    target = None
+    for line in summary[summary.rindex(FILES_READ):].splitlines():
+        if line in (FILES_READ, FILES_MODIFIED):
+            target = read if line == FILES_READ else modified
+        elif line and target is not None:
+            target.setdefault(line)
+    return read, modified
 
 
 # ---------------------------------------------------------------------------------------------
