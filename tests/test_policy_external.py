@@ -276,3 +276,10 @@ def test_a_100k_message_session_is_not_pathological():
                        true_counter=counter("chars4")).run()
     assert replay.events and replay.sends > 50_000
     assert time.perf_counter() - started < 60  # about 3 s here: one short line each way per send
+
+
+@needs_node
+def test_a_missing_node_script_names_nodes_error_not_its_version_banner(tmp_path):
+    policy = make_policy(f"cmd:node {tmp_path / 'absent.js'}", PolicyConfig(context_window=48_000))
+    with pytest.raises(HarnessError, match=r"exited without answering at start \(exit code 1; stderr: Error: Cannot find module"):
+        Compactor(hand_built_sessions()["mixed"], policy, PlaceholderSummarizer()).run()

@@ -174,8 +174,8 @@ class ExternalPolicy:
                 process.kill()
             code = process.wait()
             self._stderr.seek(0)
-            last = [ln for ln in self._stderr.read().decode(errors="replace").splitlines() if ln.strip()]
-            detail = f" (exit code {code}" + (f"; stderr: {last[-1].strip()[:200]}" if last else "") + ")"
+            line = _telling_line(self._stderr.read().decode(errors="replace"))
+            detail = f" (exit code {code}" + (f"; stderr: {line}" if line else "") + ")"
             self.end()
         raise HarnessError(f"policy adapter `{self.command}` {problem} at {self._where}{detail}")
 
@@ -220,6 +220,13 @@ def _timeout_from_env() -> float:
     if value <= 0:
         raise HarnessError(f"{TIMEOUT_ENV}={raw!r}: expected a positive number of seconds")
     return value
+
+
+def _telling_line(stderr: str) -> str:
+    """The stderr line most likely to say what went wrong: the last one naming an error, else the last."""
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if "error" in ln.lower()]
+    return (errors or lines or [""])[-1][:200]
 
 
 def _short(value: Any) -> str:
