@@ -12,6 +12,7 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from harness.models import _tokens
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse, Usage
@@ -71,6 +72,7 @@ STOPWORDS = frozenset(
 # ---------------------------------------------------------------- shared text helpers
 
 
+@lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
@@ -78,17 +80,22 @@ def _stem(word: str) -> str:
     return word
 
 
-def content_words(text: str) -> set[str]:
+_CAMEL = re.compile(r"([a-z])([A-Z])")
+_JOINERS = re.compile(r"[./:-]")
+
+
+@lru_cache(maxsize=65536)  # the same context lines are scored for every probe
+def content_words(text: str) -> frozenset[str]:
     """Lower-cased words with stopwords removed; identifiers and paths also contribute their parts."""
     words: set[str] = set()
     # CamelCase identifiers also count by their parts: ModuleNotFoundError answers "which error".
-    text = re.sub(r"([a-z])([A-Z])", r"\1 \2", text) + " " + text
+    text = _CAMEL.sub(r"\1 \2", text) + " " + text
     for token in _WORD.findall(text.lower()):
-        parts = [token, *re.split(r"[./:-]", token)] if re.search(r"[./:-]", token) else [token]
+        parts = [token, *_JOINERS.split(token)] if _JOINERS.search(token) else [token]
         for part in parts:
             if part and part not in STOPWORDS:
                 words.add(_stem(part))
-    return words
+    return frozenset(words)
 
 
 def sentences(text: str) -> list[str]:
@@ -108,6 +115,18 @@ def request_text(request: ModelRequest) -> str:
     for message in request.messages:
         parts.append(message_text(message))
     return "\n".join(p for p in parts if p)
+
+
+def request_tokens(request: ModelRequest) -> int:
+    """o200k tokens of the request, counted per part (cached: a session's messages recur in every call)."""
+    parts = [request.system or "", *(json.dumps(t, sort_keys=True) for t in request.tools),
+             *(message_text(m) for m in request.messages)]
+    return sum(_count_cached(part) for part in parts if part)
+
+
+@lru_cache(maxsize=16384)
+def _count_cached(text: str) -> int:
+    return _tokens.count(text) + 1  # + the separator between parts
 
 
 def message_text(message: ChatMessage) -> str:
@@ -288,6 +307,9 @@ class _SummaryBuilder:
         """The summary within max_tokens, dropping the oldest items first; (text, cut) where cut means
         even the bare headings did not fit."""
         self._cap_next_steps()
+        # Cheap first pass: per-line counts (cached) bring the estimate under budget; the exact loop follows.
+        while self._estimate() > max_tokens and self._drop_oldest():
+            pass
         while True:
             text = self._render_all()
             if _tokens.count(text) <= max_tokens:
@@ -295,6 +317,9 @@ class _SummaryBuilder:
             if not self._drop_oldest():
                 tokens = _tokens.encode(text)[:max_tokens]
                 return _tokens.decode(tokens), True
+
+    def _estimate(self) -> int:
+        return sum(_count_cached(line) for line in self._render_all().splitlines() if line)
 
     def _cap_next_steps(self) -> None:
         steps = [i for i in self.items if i.category == "next"]
@@ -363,8 +388,12 @@ def _command_of(arguments: dict) -> str:
 
 def _error_line(output: str) -> str:
     """The most telling error line: the last 'XyzError: ...' line, else the first line that looks like one."""
+    lower = output.lower()
+    if not any(word in lower for word in ("error", "exception", "traceback", "fail", "fatal", "panic")):
+        return ""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
-    typed = [line for line in lines if re.match(r"^[\w.]*(Error|Exception)\b", line)]
+    typed = [line for line in lines if ("Error" in line or "Exception" in line)
+             and re.match(r"^[\w.]*(Error|Exception)\b", line)]
     if typed:
         return _clip(typed[-1])
     flagged = [line for line in lines if _ERROR_LINE.search(line)]
@@ -407,12 +436,25 @@ def _context_units(request: ModelRequest) -> list[str]:
     units: list[str] = []
     texts = [request.system or ""] + [message_text(m).split(": ", 1)[1] for m in request.messages[:-1]]
     for text in texts:
-        for line in text.splitlines():
-            line = line.strip(" -*•\t")
-            if not line or _HEADING.match(line):
-                continue
-            units.extend(sentences(line))
+        units.extend(_units_of(text))
     return units
+
+
+@lru_cache(maxsize=16384)
+def _units_of(text: str) -> tuple[str, ...]:
+    units: list[str] = []
+    for line in text.splitlines():
+        line = line.strip(" -*•\t")
+        if not line or _HEADING.match(line):
+            continue
+        units.extend(sentences(line))
+    return tuple(units)
+
+
+@lru_cache(maxsize=65536)
+def _keyed_values(unit: str) -> tuple[tuple[str, str], ...]:
+    return tuple((m.group(1).lower(), m.group(2).lower()) for m in _KEYED_VALUE.finditer(unit)
+                 if m.group(1).lower() not in STOPWORDS)
 
 
 def _superseded(units: list[str]) -> set[int]:
@@ -420,10 +462,7 @@ def _superseded(units: list[str]) -> set[int]:
     latest: dict[str, tuple[int, str]] = {}
     stale: set[int] = set()
     for position, unit in enumerate(units):
-        for match in _KEYED_VALUE.finditer(unit):
-            key, value = match.group(1).lower(), match.group(2).lower()
-            if key in STOPWORDS:
-                continue
+        for key, value in _keyed_values(unit):
             earlier = latest.get(key)
             if earlier is not None and earlier[1] != value:
                 stale.add(earlier[0])
@@ -527,7 +566,7 @@ class BuiltinClient(ModelClient):
     def complete(self, request: ModelRequest) -> ModelResponse:
         started = time.perf_counter()
         text, finish = respond(request)
-        usage = Usage(input_tokens=_tokens.count(request_text(request)), output_tokens=_tokens.count(text))
+        usage = Usage(input_tokens=request_tokens(request), output_tokens=_tokens.count(text))
         return ModelResponse(
             text=text, usage=usage, latency_s=time.perf_counter() - started, model="builtin",
             finish_reason=finish, latency_source="live", raw={"mode": detect_mode(request)},
