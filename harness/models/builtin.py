@@ -50,6 +50,9 @@ _DECISION_CUES = re.compile(r"\b(decided|decide|decision|instead|chose|choose|go
 _NEXT_CUES = re.compile(r"\b(next|i'll|i will|let's|let us|plan|todo|then i|remaining|still need|will now)\b", re.I)
 _PROGRESS_CUES = re.compile(r"\b(done|fixed|implemented|added|passes|passing|completed|created|updated|"
                             r"finished|works|working now|resolved|merged)\b", re.I)
+_UPDATE_CUES = re.compile(r"\b(update|updated|actually|after all|instead|changed?|no longer|switch(ed)? to|now)\b", re.I)
+_ERROR_QUESTION = re.compile(r"\b(error|errors|exception|raise[sd]?|fail(ed|s|ing|ure)?|broke|crash(ed)?)\b", re.I)
+_TYPED_ERROR = re.compile(r"\b[\w.]*(Error|Exception)\b:")
 _RECENCY_CUES = re.compile(r"\b(now|current|currently|latest|still|final|last)\b", re.I)
 _SUPERSEDE_FILLER = {"actually", "now", "instead", "please", "let's", "lets", "ok", "okay", "so", "and", "the"}
 
@@ -65,7 +68,7 @@ STOPWORDS = frozenset(
     will shall may might must not no yes so than too very just also only any all some each every such own same
     other more most much many few up down out over under again further once please answer question number name
     exact exactly give tell say reply respond word words only session user assistant one use used using tell
-    currently now current latest still""".split()
+    currently now current latest still conversation summary earlier written compaction""".split()
 )
 
 
@@ -432,12 +435,21 @@ def summarize(request: ModelRequest) -> tuple[str, str]:
 # ---------------------------------------------------------------- answer mode
 
 
-def _context_units(request: ModelRequest) -> list[str]:
+def _context_units(request: ModelRequest) -> tuple[list[str], set[int]]:
+    """The lines/sentences of the context, and which of them were said (system, user, assistant text)
+    rather than printed by a tool: only said values can supersede each other."""
     units: list[str] = []
-    texts = [request.system or ""] + [message_text(m).split(": ", 1)[1] for m in request.messages[:-1]]
-    for text in texts:
+    said: set[int] = set()
+    texts = [(request.system or "", True)]
+    for message in request.messages[:-1]:
+        texts.append((message.content, message.role != "tool"))
+        texts += [(f"{c.name}({json.dumps(c.arguments, sort_keys=True)})", False) for c in message.tool_calls]
+    for text, spoken in texts:
+        start = len(units)
         units.extend(_units_of(text))
-    return units
+        if spoken:
+            said.update(range(start, len(units)))
+    return units, said
 
 
 @lru_cache(maxsize=16384)
@@ -457,14 +469,14 @@ def _keyed_values(unit: str) -> tuple[tuple[str, str], ...]:
                  if m.group(1).lower() not in STOPWORDS)
 
 
-def _superseded(units: list[str]) -> set[int]:
+def _superseded(units: list[str], said: set[int]) -> set[int]:
     """Units whose keyed value (e.g. 'port 8080') is restated with another value later on."""
     latest: dict[str, tuple[int, str]] = {}
     stale: set[int] = set()
-    for position, unit in enumerate(units):
-        for key, value in _keyed_values(unit):
+    for position in sorted(said):
+        for key, value in _keyed_values(units[position]):
             earlier = latest.get(key)
-            if earlier is not None and earlier[1] != value:
+            if earlier is not None and earlier[0] < position and earlier[1] != value:
                 stale.add(earlier[0])
             latest[key] = (position, value)
     return stale
@@ -475,7 +487,7 @@ def answer(request: ModelRequest) -> tuple[str, str]:
     if question is None:
         return "I don't know.", "stop"
     wanted = content_words(question.content)
-    units = _context_units(request)
+    units, said = _context_units(request)
     if not wanted or not units:
         return "I don't know.", "stop"
     unit_words = [content_words(u) for u in units]
@@ -485,7 +497,8 @@ def answer(request: ModelRequest) -> tuple[str, str]:
         for word in words & wanted:
             frequency[word] = frequency.get(word, 0) + 1
     recency = bool(_RECENCY_CUES.search(question.content))
-    stale = _superseded(units)
+    about_error = bool(_ERROR_QUESTION.search(question.content))
+    stale = _superseded(units, said)
     scored: list[tuple[float, int]] = []
     for position, words in enumerate(unit_words):
         # sorted: float sums must not depend on set order (string hashing is randomised per process)
@@ -496,6 +509,10 @@ def answer(request: ModelRequest) -> tuple[str, str]:
             overlap *= 0.3 if recency else 0.6
         if recency:
             overlap *= 1.0 + 0.5 * position / len(units)
+            if _UPDATE_CUES.search(units[position]):  # "update: ... after all" restates a value
+                overlap *= 1.5
+        if about_error and _TYPED_ERROR.search(units[position]):  # the error line itself, not talk about it
+            overlap *= 2.0
         scored.append((overlap, position))
     if not scored:
         return "I don't know.", "stop"
