@@ -132,3 +132,14 @@ def test_same_answer_under_any_hash_seed() -> None:
     outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                               env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
     assert len(outputs) == 1
+
+
+def test_tool_listings_do_not_supersede_what_was_said() -> None:
+    messages = (
+        M("user", "Use Node 20 for now."),
+        M("user", "Update: the team decided Node 22 is fine after all; bump engines to node 22.4."),
+        M("assistant", "Listing packages.", (ToolCallSpec("c1", "bash", {"cmd": "pnpm ls"}),)),
+        M("tool", "@types/node 2.22.4\nesbuild 1.22.4", tool_call_id="c1"),
+        M("user", "Which Node version should engines allow now?"),
+    )
+    assert "after all" in run(messages, budget=100)
