@@ -168,37 +168,196 @@ def parse_settings(pairs: list[str] | None) -> tuple[tuple[str, Any], ...]:
     return tuple(settings)
 
 
+def parse_sections(text: str | None) -> tuple[str, ...]:
+    from harness.summarizer import SECTIONS
+
+    if text is None:
+        return SECTIONS
+    sections = tuple(s.strip() for s in text.split(",") if s.strip())
+    if not sections:
+        raise HarnessError("--sections needs at least one section name")
+    return sections
+
+
+def run_configs(args: argparse.Namespace) -> list:
+    """One configuration per combination of the repeatable --policy, --model and --summarizer."""
+    from itertools import product
+
+    from harness.runner import RunConfig
+
+    settings = parse_settings(args.set)
+    return [RunConfig(policy=policy, model=model, summarizer=summarizer, answerer=args.answerer, judge=args.judge,
+                      cache=args.cache == "on", settings=settings, record_mode=args.record_mode,
+                      cassettes=args.cassettes, prices=args.prices, sections=parse_sections(args.sections))
+            for policy, model, summarizer in product(args.policy or ["default"], args.model or ["builtin"],
+                                                     args.summarizer or ["same"])]
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from harness.cases import discover
     from harness.report import render_summary, write_markdown
     from harness.results import RunFolder
-    from harness.runner import RunConfig, default_run_id, results_path, run_cases
+    from harness.runner import default_run_id, matrix, parse_shard, results_path, run_cases
 
     if args.resume and not args.out:
         raise HarnessError("--resume needs --out DIR: the folder of the run to continue")
+    shard = parse_shard(args.shard)
     cases = discover(args.cases_dir, args.cases or None)
-    config = RunConfig(policy=args.policy, model=args.model, summarizer=args.summarizer, answerer=args.answerer,
-                       judge=args.judge, cache=args.cache == "on", settings=parse_settings(args.set),
-                       record_mode=args.record_mode, cassettes=args.cassettes)
-    run_id = default_run_id(config, args.label)
-    folder = RunFolder(results_path(args.out, run_id))
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=err, transient=True, disable=args.json)
-    with progress:
-        task = progress.add_task("cases", total=len(cases) * args.repeat)
-        run = run_cases(cases, config, folder, run_id=run_id, label=args.label, resume=args.resume,
-                        repeat=args.repeat, concurrency=args.concurrency,
-                        on_case=lambda record: progress.update(task, advance=1, description=record["case"]))
-    write_markdown(run, folder.path / "report.md")
+    configs = run_configs(args)
+    for config in configs:
+        config.validate()
+    several = len(configs) > 1
+    base = Path(args.out) if args.out else None
+    runs, failed = [], False
+    for config, chosen in matrix(cases, configs, shard).items():
+        label = args.label if not several else f"{args.label + '-' if args.label else ''}{config.policy}-" \
+                f"{config.model}-{config.summarizer}".replace(":", "_").replace("/", "_").replace("@", "_")
+        run_id = default_run_id(config, label)
+        folder = RunFolder(base / label if several and base else results_path(str(base) if base else None, run_id))
+        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            console=err, transient=True, disable=args.json)
+        with progress:
+            task = progress.add_task("cases", total=len(chosen) * args.repeat)
+            run = run_cases(chosen, config, folder, run_id=run_id, label=label, resume=args.resume,
+                            repeat=args.repeat, concurrency=args.concurrency, shard=args.shard,
+                            on_case=lambda record: progress.update(task, advance=1, description=record["case"]))
+        write_markdown(run, folder.path / "report.md")
+        runs.append((folder, run))
+        failed = failed or bool(run["aggregates"]["errors"])
+        if not args.json:
+            render_summary(run, out)
+            out.print(f"results: {folder.path}/run.json, report: {folder.path}/report.md\n")
+    comparison = None
+    if several:
+        comparison = write_comparison([run for _, run in runs], base or Path("results"))
+        if not args.json:
+            render_comparison(comparison)
     if args.json:
-        print(json.dumps({"run": str(folder.path), "configuration": run["configuration"],
-                          "aggregates": run["aggregates"]}, indent=2))
+        documents = [{"run": str(f.path), "configuration": r["configuration"], "aggregates": r["aggregates"]}
+                     for f, r in runs]
+        print(json.dumps({"runs": documents, "comparison": comparison} if several else documents[0], indent=2))
+    return 1 if failed else 0
+
+
+def write_comparison(runs: list[dict], folder) -> dict:
+    from harness.compare import comparison, markdown
+    from harness.results import write_json
+
+    result = comparison(runs)
+    write_json(folder / "comparison.json", result)
+    (folder / "comparison.md").write_text(markdown(result), encoding="utf-8")
+    return result
+
+
+def render_comparison(result: dict) -> None:
+    from harness.compare import table_rows
+
+    table = Table(title=f"comparison ({result['grade']}, compacted)")
+    table.add_column("")
+    for run in result["runs"]:
+        table.add_column(run["label"], justify="right")
+    for title, cell in table_rows(result):
+        table.add_row(title, *(cell(r) for r in result["runs"]))
+    out.print(table)
+    pairs = Table(title="pairwise on shared valid probes")
+    for column in ("a", "b", "probes", "only a", "only b", "b - a [95%]", "McNemar p"):
+        pairs.add_column(column)
+    for p in result["pairs"]:
+        pairs.add_row(p["a"], p["b"], str(p["shared_probes"]), str(p["only_a"]), str(p["only_b"]),
+                      f"{p['difference']:+.3f} [{p['ci95'][0]:+.3f}, {p['ci95'][1]:+.3f}]", f"{p['p_value']:.4f}")
+    out.print(pairs)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from harness.compare import comparison, markdown
+    from harness.results import read_run
+
+    result = comparison([read_run(path) for path in args.runs])
+    if args.markdown:
+        Path(args.markdown).write_text(markdown(result), encoding="utf-8")
+    if args.json:
+        print(json.dumps(result, indent=2))
     else:
-        render_summary(run, out)
-        out.print(f"results: {folder.path}/run.json, report: {folder.path}/report.md")
-    return 1 if run["aggregates"]["errors"] else 0
+        render_comparison(result)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# gate and merge
+
+
+def parse_thresholds(args: argparse.Namespace):
+    from harness.gate import Thresholds
+
+    overall, per_kind = None, {}
+    for value in args.min_pass_rate or []:
+        kind, sep, number = value.rpartition("=")
+        try:
+            rate = float(number)
+        except ValueError:
+            raise HarnessError(f"--min-pass-rate {value!r}: expected a rate like 0.8 or KIND=0.8") from None
+        if sep:
+            per_kind[kind] = rate
+        else:
+            overall = rate
+    return Thresholds(min_pass_rate=overall, max_drop=args.max_drop, per_kind_min=per_kind,
+                      min_effect=args.min_effect, alpha=args.alpha)
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from harness.gate import gate, junit_xml, markdown, read_baseline, update_baseline
+    from harness.results import read_run
+
+    run = read_run(args.run)
+    if args.update_baseline:
+        baseline = update_baseline(run, args.baseline)
+        out.print(f"baseline written: {args.baseline} ({len(baseline['probes'])} probes, grade {baseline['grade']})")
+        return 0
+    verdict = gate(run, read_baseline(args.baseline), parse_thresholds(args))
+    if args.junit:
+        Path(args.junit).write_text(junit_xml(verdict, run["run_id"]), encoding="utf-8")
+    if args.markdown:
+        Path(args.markdown).write_text(markdown(verdict, run["run_id"], args.baseline), encoding="utf-8")
+    render_gate(verdict)
+    return verdict.exit_code
+
+
+def render_gate(verdict) -> None:
+    s = verdict.stats
+    table = Table(title=f"gate ({'deterministic' if verdict.deterministic else 'live'}, grade {verdict.grade})")
+    for column in ("probe", "kind", "baseline", "now", "change"):
+        table.add_column(column)
+    for key in verdict.regressions:
+        row = verdict.rows[key]
+        table.add_row(key, row["kind"], "pass", "fail", "[red]regression[/]")
+    for key in verdict.improvements:
+        row = verdict.rows[key]
+        table.add_row(key, row["kind"], "fail", "pass", "[green]improvement[/]")
+    if verdict.regressions or verdict.improvements:
+        out.print(table)
+    rate = (lambda v: "-" if v is None else f"{100 * v:.1f}%")
+    out.print(f"{s['pairs']} paired probes: {rate(s['baseline_rate'])} -> {rate(s['now_rate'])}, "
+              f"{len(verdict.regressions)} lost, {len(verdict.improvements)} gained, McNemar p={s['p_value']:.4f}")
+    for failure in verdict.failures:
+        out.print(f"[red]threshold[/]: {failure}")
+    out.print("[red]FAIL[/]" if verdict.exit_code else "[green]PASS[/]")
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from harness.report import aggregate
+    from harness.results import merge_runs
+
+    run = merge_runs(args.runs, args.out, aggregate)
+    out.print(f"merged {len(args.runs)} runs into {args.out}: {len(run['cases'])} cases")
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -211,10 +370,12 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="evaluate compaction over the case library (default: all, builtin)")
     run.add_argument("--cases", action="append", help="case id, folder or glob (repeatable; default: all)")
     run.add_argument("--cases-dir", default="cases")
-    run.add_argument("--policy", default="default", help="policy name (default: %(default)s)")
-    run.add_argument("--model", default="builtin", help="the session model: builtin, openai:MODEL, anthropic:MODEL, "
-                                                        "openai:MODEL@BASE_URL, PROVIDER:MODEL@emulator")
-    run.add_argument("--summarizer", default="same", help="`same` (the session model) or a model spec")
+    run.add_argument("--policy", action="append", help="policy name (repeatable; default: default)")
+    run.add_argument("--model", action="append", help="the session model (repeatable; default builtin): builtin, "
+                                                       "openai:MODEL, anthropic:MODEL, openai:MODEL@BASE_URL, "
+                                                       "PROVIDER:MODEL@emulator")
+    run.add_argument("--summarizer", action="append",
+                     help="`same` (the session model, default) or a model spec (repeatable)")
     run.add_argument("--answerer", help="the model answering probes (default: the session model)")
     run.add_argument("--judge", help="a judge model spec for 0-5 grades (optional; never a model under test)")
     run.add_argument("--cache", choices=("on", "off"), default="on", help="prompt caching in summarizer calls")
@@ -223,13 +384,42 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--record-mode", choices=("none", "once", "new", "all"), default="none",
                      help="cassettes: none replays only (default), once, new, all re-records")
     run.add_argument("--cassettes", default="goldens/cassettes", help="cassette folder (default: %(default)s)")
+    run.add_argument("--sections", metavar="A,B,...",
+                     help="the summary sections to ask for (default: Goal,Constraints,Progress,Decisions,Files,"
+                          "Errors,Next steps)")
+    run.add_argument("--prices", metavar="FILE", help="a TOML price file over the shipped table")
     run.add_argument("--concurrency", type=int, default=1, help="cases in flight at once (API models)")
     run.add_argument("--repeat", type=int, default=1, help="evaluate each case K times (live runs)")
     run.add_argument("--out", help="results folder (default: results/<run-id>)")
     run.add_argument("--label", help="a name for the run (part of the run id)")
     run.add_argument("--resume", action="store_true", help="continue the run in --out, skipping finished cases")
+    run.add_argument("--shard", metavar="I/N", help="run a deterministic 1/N of the case x configuration matrix")
     run.add_argument("--json", action="store_true", help="print the run's summary as one JSON document")
     run.set_defaults(func=cmd_run)
+
+    compare = commands.add_parser("compare", help="configurations side by side, with pairwise significance")
+    compare.add_argument("runs", nargs="+", metavar="RUN")
+    compare.add_argument("--markdown", metavar="FILE")
+    compare.add_argument("--json", action="store_true")
+    compare.set_defaults(func=cmd_compare)
+
+    gate = commands.add_parser("gate", help="compare a run with a baseline: exit 0 pass, 1 regression, 2 error")
+    gate.add_argument("run", metavar="RUN")
+    gate.add_argument("--baseline", required=True, metavar="FILE")
+    gate.add_argument("--update-baseline", action="store_true", help="write the baseline from this run")
+    gate.add_argument("--min-pass-rate", action="append", metavar="[KIND=]RATE",
+                      help="fail under this compacted pass rate, overall or for one probe kind (repeatable)")
+    gate.add_argument("--max-drop", type=float, metavar="RATE", help="fail when the pass rate drops more than this")
+    gate.add_argument("--min-effect", type=float, default=0.05, help="live runs: smallest drop that fails (%(default)s)")
+    gate.add_argument("--alpha", type=float, default=0.05, help="live runs: significance level (%(default)s)")
+    gate.add_argument("--junit", metavar="FILE", help="JUnit XML, one test case per probe")
+    gate.add_argument("--markdown", metavar="FILE", help="a summary for a CI job page")
+    gate.set_defaults(func=cmd_gate)
+
+    merge = commands.add_parser("merge", help="join shard results into one run")
+    merge.add_argument("runs", nargs="+", metavar="RUN")
+    merge.add_argument("--out", required=True)
+    merge.set_defaults(func=cmd_merge)
 
     simulate = commands.add_parser("simulate", help="replay one session through a policy without a model")
     simulate.add_argument("target", metavar="SESSION|CASE_DIR")

@@ -95,8 +95,20 @@ def aggregate(records: list[dict]) -> dict[str, Any]:
             "truncated": sum(1 for s in summaries if s.get("truncated")),
         },
         "usage": _sum_usage(r.get("usage", {}) for r in ok),
+        "cost": _cost(ok),
         "latency": _latency(timings),
     }
+
+
+def _cost(ok: list[dict]) -> dict[str, Any]:
+    costs = [r["cost"] for r in ok if r.get("cost", {}).get("usd") is not None]
+    compactions = sum(len(r["events"]) for r in ok)
+    total = sum(c["usd"] for c in costs)
+    sources = sorted({part for c in costs for part in (c.get("source") or "").split("/") if part})
+    return {"usd": round(total, 6) if costs else None,
+            "per_compaction": round(total / compactions, 6) if costs and compactions else None,
+            "per_session": round(total / len(costs), 6) if costs else None,
+            "source": "/".join(sources) or None}
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
@@ -123,6 +135,13 @@ def _latency(timings: list[dict]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------------------
 # rendering
+
+
+def fmt_cost(cost: dict[str, Any]) -> str:
+    if cost.get("usd") is None:
+        return "cost n/a"
+    return (f"cost ${cost['usd']:.4f} (${cost['per_compaction'] or 0:.4f} per compaction, "
+            f"${cost['per_session']:.4f} per session; {cost['source']})")
 
 
 def fmt_rate(rate: dict | None) -> str:
@@ -163,7 +182,7 @@ def render_summary(run: dict[str, Any], console: Console) -> None:
                   f"{s['hallucinated_paths']} hallucinated paths, {s['stale_facts']} stale facts")
     console.print(f"summarizer usage: {usage.get('input_tokens', 0)} input ({usage.get('cached_input_tokens', 0)} "
                   f"cached, {usage.get('cache_write_tokens', 0)} written), {usage.get('output_tokens', 0)} output "
-                  f"over {usage.get('calls', 0)} calls; cost {run.get('cost', {}).get('text', 'n/a')}")
+                  f"over {usage.get('calls', 0)} calls; {fmt_cost(agg['cost'])}")
     console.print(f"compaction latency: harness p50 {lat['harness_p50_s']} s p95 {lat['harness_p95_s']} s "
                   f"(measured); model p50 {lat['model_p50_s']} s p95 {lat['model_p95_s']} s "
                   f"({lat['model_time_source']})")
@@ -196,7 +215,8 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
     lines += markdown_rates(f"By compactions survived ({grade})", agg["by_compactions_survived"], "compactions")
     lines += ["### Compaction and summaries", "", "| case | compactions |", "| --- | --- |"]
     lines += [f"| {case} | {n} |" for case, n in agg["compactions"].items()]
-    lines += ["", "```", *(f"{k}: {v}" for k, v in agg["summary"].items()), "```", ""]
+    lines += ["", "```", *(f"{k}: {v}" for k, v in agg["summary"].items()), "```", "",
+              f"Summarizer {fmt_cost(agg['cost'])}.", ""]
     if agg["invalid_probes"]:
         lines += ["### Invalid probes (fail on the full history)", "", *(f"- {p}" for p in agg["invalid_probes"]), ""]
     if agg["errors"]:

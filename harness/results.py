@@ -20,7 +20,7 @@ from harness.errors import HarnessError
 
 SCHEMA_VERSION = 1
 # Fields that differ between two identical runs: left out when runs are compared for equality.
-VOLATILE_KEYS = frozenset({"created", "finished", "timings", "latency", "run_id", "out", "git_commit", "elapsed_s",
+VOLATILE_KEYS = frozenset({"merged_from", "created", "finished", "timings", "latency", "run_id", "out", "git_commit", "elapsed_s",
                            "wall_time_s", "harness_time_s", "model_time_s"})
 
 
@@ -113,3 +113,49 @@ def strip_volatile(data: Any) -> Any:
     if isinstance(data, list):
         return [strip_volatile(v) for v in data]
     return data
+
+
+def merge_runs(paths: list[str | Path], out: str | Path, aggregate) -> dict[str, Any]:
+    """Join shard results into one run that gates and compares exactly like an unsharded one."""
+    import shutil
+
+    if not paths:
+        raise HarnessError("merge needs at least one run folder")
+    runs = [(Path(p), read_run(p)) for p in paths]
+    configuration = runs[0][1]["configuration"]
+    for path, run in runs[1:]:
+        if run["configuration"] != configuration:
+            raise HarnessError(f"{path}: its configuration differs from {runs[0][0]}; merge shards of one run only")
+    target = RunFolder(Path(out))
+    if target.run_file.exists():
+        raise HarnessError(f"{out} already holds a run: merge into a new folder")
+    seen: dict[str, Path] = {}
+    (target.path / "cases").mkdir(parents=True, exist_ok=True)
+    for path, _ in runs:
+        for case_file in sorted((path / "cases").glob("*.json")):
+            if case_file.name in seen:
+                raise HarnessError(f"{case_file.stem} is in both {seen[case_file.name]} and {path}: shards overlap")
+            seen[case_file.name] = path
+            shutil.copyfile(case_file, target.path / "cases" / case_file.name)
+    first = runs[0][1]
+    header = {k: v for k, v in first.items() if k not in ("cases", "aggregates", "shard", "finished")}
+    header["run_id"] = target.path.name
+    header["merged_from"] = [run["run_id"] for _, run in runs]
+    write_json(target.run_file, {**header, "cases": {}, "aggregates": {}})
+    return rebuild_run(target, aggregate, finished=True)
+
+
+def rebuild_run(folder: RunFolder, aggregate, finished: bool = False) -> dict[str, Any]:
+    """run.json from the case files: the one place the run document is assembled."""
+    run = read_run(folder.path)
+    records = folder.case_records()
+    run["cases"] = {_record_key(r): {k: v for k, v in r.items() if k != "contexts"} for r in records}
+    run["aggregates"] = aggregate(records)
+    if finished:
+        run["finished"] = now()
+    write_json(folder.run_file, run)
+    return run
+
+
+def _record_key(record: dict[str, Any]) -> str:
+    return record["case"] + (f".r{record['repeat']}" if record.get("repeat") else "")

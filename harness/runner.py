@@ -21,7 +21,7 @@ from harness.metrics import age_bucket, check_summary
 from harness.models.base import ModelClient, check_spec, open_client
 from harness.policy import PolicyConfig, make_policy
 from harness.probes import CONDITIONS, conditions, grade
-from harness.results import SCHEMA_VERSION, RunFolder, git_commit, harness_version, now
+from harness.results import SCHEMA_VERSION, RunFolder, git_commit, harness_version, now, rebuild_run
 from harness.summarizer import SECTIONS, ModelSummarizer, SummaryInput, SummaryResult
 
 
@@ -39,6 +39,8 @@ class RunConfig:
     record_mode: str = "none"
     cassettes: str = "goldens/cassettes"
     at_recorded_points: bool = False
+    prices: str | None = None  # a price file over the shipped table (--prices)
+    sections: tuple[str, ...] = SECTIONS  # the sections the summary instruction asks for
 
     @property
     def summarizer_spec(self) -> str:
@@ -57,7 +59,8 @@ class RunConfig:
     def describe(self) -> dict[str, Any]:
         return {"policy": self.policy, "model": self.model, "summarizer": self.summarizer,
                 "summarizer_spec": self.summarizer_spec, "answerer": self.answerer_spec, "judge": self.judge,
-                "cache": self.cache, "settings": dict(self.settings)}
+                "cache": self.cache, "settings": dict(self.settings),
+                **({} if self.sections == SECTIONS else {"sections": list(self.sections)})}
 
     def key(self) -> str:
         return hashlib.sha256(json.dumps(self.describe(), sort_keys=True).encode()).hexdigest()[:10]
@@ -123,7 +126,8 @@ def evaluate_case(case: Case, config: RunConfig, repeat: int = 0) -> dict[str, A
     clients = Clients(config, case.id)
     try:
         summarizer = Folding(ModelSummarizer(clients.get(config.summarizer_spec),
-                                             check_spec(config.summarizer_spec).model, cache=config.cache))
+                                             check_spec(config.summarizer_spec).model, cache=config.cache,
+                                             sections=config.sections))
         policy = make_policy(config.policy, policy_config(case, config))
         points = set(case.points) | {"end"}
         replay = Compactor(case.session, policy, summarizer, points=points).run()
@@ -140,9 +144,10 @@ def evaluate_case(case: Case, config: RunConfig, repeat: int = 0) -> dict[str, A
         "messages": len(case.session.messages),
         "events": [_event_json(e) for e in replay.events],
         "risk_counts": replay.risk_counts(),
-        "summaries": [_summary_json(case, replay, req, res) for req, res in summarizer.calls],
+        "summaries": [_summary_json(case, replay, req, res, config) for req, res in summarizer.calls],
         "probes": probes,
         "usage": _usage_totals(summarizer.calls),
+        "cost": summary_cost(summarizer.calls, config),
         "timings": {"replay_s": round(replayed - started, 4), "grading_s": round(graded - replayed, 4),
                     "compactions": [_timing_json(e) for e in replay.events]},
         "contexts": {point: _snapshot_json(s) for point, s in sorted(replay.snapshots.items())},
@@ -199,14 +204,30 @@ def _snapshot_json(snapshot) -> dict[str, Any]:
             "true_tokens": snapshot.true_tokens, "summary": snapshot.summary}
 
 
-def _summary_json(case: Case, replay: Replay, request: SummaryInput, result: SummaryResult) -> dict[str, Any]:
+def _summary_json(case: Case, replay: Replay, request: SummaryInput, result: SummaryResult,
+                  config: RunConfig) -> dict[str, Any]:
     event = replay.events[request.number - 1]
     superseded = [value for probe in case.probes if probe.kind == "update" and probe.planted_at < event.tail_start
                   for value in probe.none]
     check = check_summary(request.number, result.text, request.head, request.previous_summary,
-                          event.summary_request_tokens, event.summary_tokens, SECTIONS, superseded)
+                          event.summary_request_tokens, event.summary_tokens, config.sections, superseded)
     return {**check.to_json(), "model": result.model, "finish_reason": result.finish_reason,
             "truncated": bool(result.extra.get("truncated")), "latency_source": result.latency_source}
+
+
+def summary_cost(calls, config: RunConfig) -> dict[str, Any]:
+    """Dollars of the summarizer calls (only they are charged to compaction), labelled by usage source:
+    live (billed), recorded (a cassette), modelled (the emulator's cache simulation)."""
+    from harness.models.pricing import cost, load_prices
+
+    spec = check_spec(config.summarizer_spec)
+    sources = sorted({result.latency_source for _, result in calls})
+    if spec.base_url and not spec.emulated:
+        return {"usd": None, "source": "/".join(sources), "note": "no price for a custom server"}
+    prices = load_prices(config.prices)
+    usd = sum(cost(result.usage, str(spec), prices) for _, result in calls if result.usage is not None)
+    return {"usd": round(usd, 6), "per_compaction": round(usd / len(calls), 6) if calls else None,
+            "source": "/".join(sources) or None}
 
 
 def _usage_totals(calls) -> dict[str, int]:
@@ -230,16 +251,46 @@ def header(config: RunConfig, run_id: str, label: str | None) -> dict[str, Any]:
                               "cassettes": config.cassettes if config.record_mode else None}}
 
 
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    index, sep, count = text.partition("/")
+    try:
+        i, n = int(index), int(count)
+    except ValueError:
+        i = n = 0
+    if not sep or not 1 <= i <= n:
+        raise HarnessError(f"--shard {text!r}: expected I/N with 1 <= I <= N, e.g. 2/3")
+    return i, n
+
+
+def in_shard(position: int, shard: tuple[int, int] | None) -> bool:
+    """Round-robin over the sorted (configuration, case) matrix: every machine computes the same split."""
+    return shard is None or position % shard[1] == shard[0] - 1
+
+
+def matrix(cases: list[Case], configs: list[RunConfig], shard: tuple[int, int] | None) -> dict[RunConfig, list[Case]]:
+    """The cases each configuration runs on this shard."""
+    cells = sorted(((config.key(), case.id, config, case) for config in configs for case in cases),
+                   key=lambda cell: cell[:2])
+    chosen: dict[RunConfig, list[Case]] = {config: [] for config in configs}
+    for position, (_, _, config, case) in enumerate(cells):
+        if in_shard(position, shard):
+            chosen[config].append(case)
+    return chosen
+
+
 def run_cases(cases: list[Case], config: RunConfig, folder: RunFolder, *, run_id: str, label: str | None = None,
-              resume: bool = False, repeat: int = 1, concurrency: int = 1,
+              resume: bool = False, repeat: int = 1, concurrency: int = 1, shard: str | None = None,
               on_case: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Evaluate every case (x repeat) and write as each finishes. Returns the finished run document."""
     from harness.report import aggregate
 
     config.validate()
+    _check_price(config)
     for spec in {config.model, config.summarizer_spec, config.answerer_spec, config.judge} - {None}:
         _check_key(spec, config)
-    folder.create(header(config, run_id, label), resume)
+    folder.create({**header(config, run_id, label), **({"shard": shard} if shard else {})}, resume)
     done = folder.finished_cases() if resume else set()
     todo = [(case, r) for case in cases for r in range(repeat) if (case.id, r) not in done]
 
@@ -259,32 +310,24 @@ def run_cases(cases: list[Case], config: RunConfig, folder: RunFolder, *, run_id
         try:
             for future in as_completed(futures):
                 record = future.result()
-                write_run(folder, aggregate)
+                rebuild_run(folder, aggregate)
                 if on_case:
                     on_case(record)
         except BaseException:
             # Interrupted: start nothing new; what finished is already on disk for --resume.
             pool.shutdown(wait=True, cancel_futures=True)
-            write_run(folder, aggregate)
+            rebuild_run(folder, aggregate)
             raise
-    return write_run(folder, aggregate, finished=True)
+    return rebuild_run(folder, aggregate, finished=True)
 
 
-def write_run(folder: RunFolder, aggregate, finished: bool = False) -> dict[str, Any]:
-    from harness.results import read_run, write_json
+def _check_price(config: RunConfig) -> None:
+    """An unknown summarizer price fails before any work, saying how to add it."""
+    from harness.models.pricing import load_prices, resolve
 
-    run = read_run(folder.path)
-    records = folder.case_records()
-    run["cases"] = {_record_key(r): {k: v for k, v in r.items() if k != "contexts"} for r in records}
-    run["aggregates"] = aggregate(records)
-    if finished:
-        run["finished"] = now()
-    write_json(folder.run_file, run)
-    return run
-
-
-def _record_key(record: dict[str, Any]) -> str:
-    return record["case"] + (f".r{record['repeat']}" if record.get("repeat") else "")
+    spec = check_spec(config.summarizer_spec)
+    if not spec.base_url or spec.emulated:
+        resolve(str(spec), load_prices(config.prices))
 
 
 def _check_key(spec: str, config: RunConfig) -> None:

@@ -1,0 +1,211 @@
+"""Regression gating against a baseline: exit 0 pass, 1 regression, 2 usage or input error.
+
+Deterministic runs (the builtin model, or cassettes replayed with record mode `none`) fail on any probe
+that passed in the baseline and fails now, and on any aggregate under its threshold. Live runs fail only
+when a drop is statistically significant (exact McNemar on the paired probes) and larger than the
+minimum effect.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.errors import HarnessError
+from harness.metrics import bootstrap_difference, mcnemar_exact
+from harness.results import SCHEMA_VERSION, write_json
+
+BASELINE_KIND = "compaction-harness-baseline"
+
+
+def is_deterministic(configuration: dict[str, Any]) -> bool:
+    specs = {configuration.get("model"), configuration.get("summarizer_spec"), configuration.get("answerer"),
+             configuration.get("judge")} - {None}
+    return all(s == "builtin" for s in specs) or configuration.get("record_mode") == "none"
+
+
+def outcomes(run: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per probe (`case/probe`): validity, kind, and pass/fail of the compacted context per grade."""
+    result = {}
+    for case_key, case in sorted(run["cases"].items()):
+        if case.get("status") != "ok":
+            continue
+        for probe in case["probes"]:
+            compacted = probe.get("conditions", {}).get("compacted", {})
+            result[f"{case_key}/{probe['id']}"] = {
+                "kind": probe["kind"], "pool": case["pool"], "valid": probe["valid"],
+                "answered": compacted.get("answered"), "retained": compacted.get("retained")}
+    return result
+
+
+def make_baseline(run: dict[str, Any]) -> dict[str, Any]:
+    aggregates = run["aggregates"]
+    grade = aggregates["grade"]
+    return {
+        "kind": BASELINE_KIND, "schema_version": SCHEMA_VERSION, "run_id": run["run_id"],
+        "configuration": run["configuration"], "grade": grade,
+        "cases": sorted(run["cases"]),
+        "aggregates": {"compacted": aggregates["overall"][grade]["compacted"],
+                       "by_kind": {k: v["compacted"] for k, v in aggregates["by_kind"].items()}},
+        "probes": outcomes(run),
+    }
+
+
+def read_baseline(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError:
+        raise HarnessError(f"{path}: no baseline here (write one with --update-baseline)") from None
+    except json.JSONDecodeError as exc:
+        raise HarnessError(f"{path}: baseline is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict) or data.get("kind") != BASELINE_KIND:
+        raise HarnessError(f"{path}: not a compaction-harness baseline")
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise HarnessError(f"{path}: baseline schema_version {data.get('schema_version')!r}, this harness "
+                           f"writes {SCHEMA_VERSION}: re-create it with --update-baseline")
+    for key in ("probes", "cases", "grade"):
+        if key not in data:
+            raise HarnessError(f"{path}: baseline has no {key!r}")
+    return data
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    min_pass_rate: float | None = None
+    max_drop: float | None = None
+    per_kind_min: dict[str, float] = field(default_factory=dict)
+    min_effect: float = 0.05
+    alpha: float = 0.05
+
+
+@dataclass
+class Verdict:
+    deterministic: bool
+    grade: str
+    regressions: list[str]
+    improvements: list[str]
+    failures: list[str]  # aggregate thresholds and significant drops, one line each
+    rows: dict[str, dict[str, Any]]  # probe -> {"baseline", "now", "kind", "valid"}
+    stats: dict[str, Any]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.regressions and self.deterministic or self.failures else 0
+
+
+def gate(run: dict[str, Any], baseline: dict[str, Any], thresholds: Thresholds) -> Verdict:
+    grade = baseline["grade"]
+    now = outcomes(run)
+    before = baseline["probes"]
+    if sorted(run["cases"]) != baseline["cases"] or set(now) != set(before):
+        missing = sorted(set(before) - set(now))[:3]
+        extra = sorted(set(now) - set(before))[:3]
+        raise HarnessError(f"the baseline was made from other cases or probes (missing now: {missing or '-'}, "
+                           f"new: {extra or '-'}): gate the same cases or update the baseline")
+    deterministic = is_deterministic(run["configuration"])
+    rows, regressions, improvements = {}, [], []
+    paired = []
+    for key in sorted(now):
+        b, n = before[key].get(grade), now[key].get(grade)
+        valid = before[key]["valid"] and now[key]["valid"]
+        rows[key] = {"baseline": b, "now": n, "kind": now[key]["kind"], "valid": valid}
+        if not valid or b is None or n is None:
+            continue
+        paired.append((bool(b), bool(n), now[key]["kind"]))
+        if b and not n:
+            regressions.append(key)
+        elif n and not b:
+            improvements.append(key)
+    stats = _paired_stats(paired)
+    failures = _threshold_failures(paired, thresholds, stats)
+    if not deterministic:
+        significant = stats["p_value"] < thresholds.alpha and -stats["difference"] > thresholds.min_effect
+        if significant:
+            failures.append(f"pass rate dropped by {-stats['difference']:.3f} (McNemar p={stats['p_value']:.4f}, "
+                            f"bootstrap 95% [{stats['ci_low']:.3f}, {stats['ci_high']:.3f}]) > min effect "
+                            f"{thresholds.min_effect}")
+    return Verdict(deterministic, grade, regressions, improvements, failures, rows, stats)
+
+
+def _paired_stats(paired: list[tuple[bool, bool, str]]) -> dict[str, Any]:
+    if not paired:
+        return {"pairs": 0, "baseline_rate": None, "now_rate": None, "difference": 0.0, "p_value": 1.0,
+                "ci_low": 0.0, "ci_high": 0.0}
+    a = [float(b) for b, _, _ in paired]
+    b = [float(n) for _, n, _ in paired]
+    only_baseline = sum(1 for x, y, _ in paired if x and not y)
+    only_now = sum(1 for x, y, _ in paired if y and not x)
+    difference, low, high = bootstrap_difference(a, b)
+    return {"pairs": len(paired), "baseline_rate": sum(a) / len(a), "now_rate": sum(b) / len(b),
+            "difference": difference, "p_value": mcnemar_exact(only_baseline, only_now),
+            "ci_low": low, "ci_high": high, "lost": only_baseline, "gained": only_now}
+
+
+def _threshold_failures(paired, thresholds: Thresholds, stats: dict[str, Any]) -> list[str]:
+    failures = []
+    if thresholds.min_pass_rate is not None and stats["now_rate"] is not None \
+            and stats["now_rate"] < thresholds.min_pass_rate:
+        failures.append(f"pass rate {stats['now_rate']:.3f} < --min-pass-rate {thresholds.min_pass_rate}")
+    if thresholds.max_drop is not None and -stats["difference"] > thresholds.max_drop:
+        failures.append(f"pass rate dropped by {-stats['difference']:.3f} > --max-drop {thresholds.max_drop}")
+    for kind, minimum in sorted(thresholds.per_kind_min.items()):
+        members = [n for _, n, k in paired if k == kind]
+        if not members:
+            raise HarnessError(f"--min-pass-rate {kind}={minimum}: no valid probe of kind {kind!r}")
+        rate = sum(members) / len(members)
+        if rate < minimum:
+            failures.append(f"{kind} pass rate {rate:.3f} < {minimum}")
+    return failures
+
+
+def update_baseline(run: dict[str, Any], path: str | Path) -> dict[str, Any]:
+    baseline = make_baseline(run)
+    write_json(Path(path), baseline)
+    return baseline
+
+
+# ---------------------------------------------------------------------------------------------
+# outputs
+
+
+def junit_xml(verdict: Verdict, run_id: str) -> str:
+    suite = ET.Element("testsuite", name=f"compaction-harness {run_id}", tests=str(len(verdict.rows)),
+                       failures=str(len(verdict.regressions) + (1 if verdict.failures else 0)))
+    regressed = set(verdict.regressions)
+    for key, row in verdict.rows.items():
+        case_id, _, probe_id = key.rpartition("/")
+        case = ET.SubElement(suite, "testcase", classname=case_id, name=probe_id)
+        if key in regressed:
+            ET.SubElement(case, "failure", message=f"{row['kind']} probe passed in the baseline and fails now")
+        elif not row["valid"]:
+            ET.SubElement(case, "skipped", message="invalid: fails on the full history")
+        elif row["now"] is False:
+            ET.SubElement(case, "system-out").text = "fails now and failed in the baseline"
+    for number, failure in enumerate(verdict.failures, start=1):
+        case = ET.SubElement(suite, "testcase", classname="aggregates", name=f"threshold-{number}")
+        ET.SubElement(case, "failure", message=failure)
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True)
+
+
+def markdown(verdict: Verdict, run_id: str, baseline_path: str) -> str:
+    status = "FAIL" if verdict.exit_code else "PASS"
+    s = verdict.stats
+    lines = [f"## compaction-harness gate: {status}", "",
+             f"Run `{run_id}` against `{baseline_path}` ({'deterministic' if verdict.deterministic else 'live'}, "
+             f"grade `{verdict.grade}`): {s['pairs']} paired probes, pass rate "
+             f"{_pct(s['baseline_rate'])} -> {_pct(s['now_rate'])}, McNemar p={s['p_value']:.4f}.", ""]
+    for title, keys in (("Regressions", verdict.regressions), ("Improvements", verdict.improvements)):
+        lines += [f"### {title} ({len(keys)})", ""]
+        lines += [f"- `{k}` ({verdict.rows[k]['kind']})" for k in keys] or ["none"]
+        lines.append("")
+    if verdict.failures:
+        lines += ["### Thresholds", "", *(f"- {f}" for f in verdict.failures), ""]
+    return "\n".join(lines)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
