@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from harness.errors import HarnessError
-from harness.session import Message, message_text
+
+if TYPE_CHECKING:  # the model layer uses this module too, and never imports session code
+    from harness.session import Message
 
 ESTIMATORS = ("chars4", "o200k", "cl100k")
 
@@ -57,7 +59,7 @@ class TiktokenCounter:
     framing: int = FRAMING_TOKENS
 
     def count_text(self, text: str) -> int:
-        return len(_encoding(self.encoding_name).encode_ordinary(text))
+        return len(encoding(self.encoding_name).encode_ordinary(text))
 
 
 def counter(name: str) -> TokenCounter:
@@ -69,6 +71,8 @@ def counter(name: str) -> TokenCounter:
 
 
 def count_message(tokens: TokenCounter, message: Message) -> int:
+    from harness.session import message_text
+
     return tokens.count_text(message_text(message)) + getattr(tokens, "framing", 0)
 
 
@@ -127,7 +131,8 @@ def seed_bpe_cache(encoding_name: str) -> Path:
 
 
 @lru_cache(maxsize=None)
-def _encoding(encoding_name: str):
+def encoding(encoding_name: str):
+    """A stock tiktoken encoding, loaded from the seeded cache (no network)."""
     import tiktoken
 
     seed_bpe_cache(encoding_name)

