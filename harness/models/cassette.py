@@ -61,6 +61,24 @@ def canonical_request(method: str, url: httpx2.URL, body: bytes) -> dict[str, An
     return {"method": method.upper(), "path": url.path + (f"?{query}" if query else ""), "body": parsed}
 
 
+# Long strings in a recorded request (whole transcripts, tool outputs) are stored as a digest with their
+# opening words: the request still matches on its full hash, a miss still shows where it differs, and a
+# cassette of a long session stays a few hundred kilobytes instead of tens of megabytes.
+STORED_STRING_CHARS = 200
+
+
+def stored_form(value: Any) -> Any:
+    """The request as the cassette keeps it: long strings replaced by `sha256:<digest> <n> chars: <start>…`."""
+    if isinstance(value, dict):
+        return {k: stored_form(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [stored_form(v) for v in value]
+    if isinstance(value, str) and len(value) > STORED_STRING_CHARS:
+        digest = hashlib.sha256(value.encode()).hexdigest()[:16]
+        return f"sha256:{digest} {len(value)} chars: {' '.join(value[:40].split())}…"
+    return value
+
+
 def request_hash(canonical: dict[str, Any]) -> str:
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -145,7 +163,7 @@ class CassetteTransport(httpx2.BaseTransport):
         except (json.JSONDecodeError, UnicodeDecodeError):
             body = content.decode("utf-8", "replace")
         self.interactions.append({
-            "hash": digest, "request": canonical,
+            "hash": digest, "request": stored_form(canonical),
             "response": {"status": status, "body": body},
             "elapsed_s": round(elapsed, 6),
             "recorded_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -168,8 +186,9 @@ class CassetteTransport(httpx2.BaseTransport):
         if not self.interactions:
             return f"{where}: request {digest} not recorded and the cassette is empty; record it with --record new"
         scored = []
+        current = stored_form(canonical)
         for interaction in self.interactions:
-            differences = json_differences(interaction["request"], canonical)
+            differences = json_differences(interaction["request"], current)
             scored.append((len(differences), differences, interaction["hash"]))
         count, differences, closest = min(scored, key=lambda item: item[0])
         first = differences[0] if differences else "(identical request already replayed)"

@@ -127,3 +127,19 @@ def test_unreadable_cassette_is_a_clear_error(tmp_path: Path) -> None:
     path.write_text("{not json")
     with pytest.raises(HarnessError, match="not a readable cassette"):
         open_client("openai:gpt-5@emulator", cassette_path=path, record_mode="none")
+
+
+def test_long_strings_are_stored_as_digests_and_still_match_and_diff(tmp_path: Path,
+                                                                      transport: EmulatorTransport) -> None:
+    path = tmp_path / "c.json"
+    compaction_run("openai", path, "all", transport)
+    stored = json.loads(path.read_text())["interactions"][0]["request"]["body"]
+    system = stored["messages"][0]["content"]
+    assert system.startswith("sha256:") and f"{len(SYSTEM)} chars: You are a coding agent." in system
+    assert len(path.read_text()) < len(SYSTEM) * 2  # the long system prompt is not written out three times
+    compaction_run("openai", path, "none", _Exploding())  # full-request hashes still match on replay
+    longer = ModelRequest("gpt-5", SYSTEM + " One more rule.", HISTORY, 400)
+    with open_client("openai:gpt-5@emulator", cassette_path=path, record_mode="none", case_id="deploy-case") as model:
+        with pytest.raises(HarnessError) as info:
+            model.complete(longer)
+    assert "$.body.messages[0].content: recorded \"sha256:" in str(info.value)
