@@ -55,6 +55,7 @@ class CompactionEvent:
     summarizer: str
     finish_reason: str = "stop"
     usage: dict[str, int] | None = None
+    summary_budget_tokens: int = 0  # the output budget the summarizer was given (0: no summarizer call)
 
 
 @dataclass(frozen=True)
@@ -205,12 +206,19 @@ class Compactor:
         begin = getattr(self.policy, "begin", None)  # a stateful policy (external adapter) starts here
         if begin is not None:
             begin(session, self.estimate.__getitem__, self.context.system_est)
+        # Message indices where the policy compacts whatever the trigger says (recorded compaction points);
+        # a set lookup per message, so the loop stays O(1) per step.
+        forced = getattr(self.policy, "compaction_points", None) or frozenset()
         try:
             for index, message in enumerate(session.messages):
+                if index in forced:
+                    self._force(index)
                 self._take_point(f"message:{index}")
                 if message.role == "assistant":
                     self.send(index)
                 self.context.append(index)
+            if len(session.messages) in forced:
+                self._force(len(session.messages))
             self.send(len(session.messages))  # the request that would carry the next question
         finally:
             end = getattr(self.policy, "end", None)
@@ -241,14 +249,22 @@ class Compactor:
 
     # -- compaction ---------------------------------------------------------------------------
 
-    def _compact(self, index: int, config) -> None:
+    def _force(self, index: int) -> None:
+        """Compact at a point the policy names (`compaction_points`), with the plans it gives for it."""
+        for plan in self.policy.forced_plans(self._view()):
+            self._compact(index, self.policy.config, plan)
+
+    def _compact(self, index: int, config, plan: Plan | None = None) -> None:
         context = self.context
         started = time.perf_counter()
         before_est, before_true = context.est_total, context.true_total
-        if config.mode == "lookup":
+        if plan is None and config.mode == "lookup":
             self._lookup(index, started, before_est, before_true)
             return
-        plan = self.policy.plan(self._view())
+        plan = plan or self.policy.plan(self._view())
+        if plan.recorded_summary is not None:
+            self._fold_recorded(index, plan, started, before_est, before_true)
+            return
         if plan.tail_start <= context.live_start:
             self._risk("nothing_to_fold", index, before_est, "the tail is the whole live context")
             return
@@ -300,7 +316,24 @@ class Compactor:
             summarizer=result.model if result else "none",
             finish_reason=result.finish_reason if result else "stop",
             usage=_usage_dict(result.usage) if result else None,
+            summary_budget_tokens=budget if result else 0,
         ), config)
+
+    def _fold_recorded(self, index: int, plan: Plan, started: float, before_est: int, before_true: int) -> None:
+        """The session's own summary, folded as it was recorded: no model call, no harness header."""
+        context, text = self.context, plan.recorded_summary
+        head_start = context.live_start
+        context.fold(text, plan.tail_start, plan.kept_head)
+        self._tell_folded(plan.tail_start, text)
+        wall = time.perf_counter() - started
+        self._record(CompactionEvent(
+            number=len(self.replay.events) + 1, send_index=index, source="recorded", head_start=head_start,
+            tail_start=plan.tail_start, turns_kept=plan.turns_kept, steps_kept=plan.steps_kept,
+            truncated_to_step=plan.truncated_to_step, tokens_before_est=before_est, tokens_before_true=before_true,
+            tokens_after_est=context.est_total, tokens_after_true=context.true_total,
+            summary_tokens=self.true.tokens.count_text(text), summary_request_tokens=0,
+            wall_time_s=wall, harness_time_s=wall, model_time_s=0.0, latency_source="recorded",
+            summarizer="recorded"), self.policy.config)
 
     def _lookup(self, index: int, started: float, before_est: int, before_true: int) -> None:
         """Reuse the latest summary block already in the history; never call a model."""

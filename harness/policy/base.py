@@ -112,6 +112,7 @@ class Plan:
     reject_if_larger: bool = False  # keep the old context when the summary would make it larger
     trim_summary_request: bool = False  # drop the oldest head messages until the summary request fits
     summary_appendix: str | None = None  # text the harness appends to the new summary (pi's file lists)
+    recorded_summary: str | None = None  # fold this recorded summary as is, no model call (the `recorded` policy)
 
 
 class Policy(Protocol):
@@ -127,6 +128,9 @@ class Policy(Protocol):
     #   would_trigger(tokens) -> bool     the trigger on a token count alone (for the no_shrink risk)
     #   begin(session, tokens, system_tokens) / folded(tail_start, kept, summary, summary_tokens) / end()
     #                                     lifecycle of a stateful policy (an external adapter process)
+    #   compaction_points: set of message indices, read after begin(); before each of those messages the
+    #   compactor compacts with forced_plans(view) -> tuple[Plan, ...] whatever the trigger says
+    #                                     (the `recorded` policy and --at-recorded-points)
 
 
 _REGISTRY: dict[str, Callable[[PolicyConfig], Policy]] = {}

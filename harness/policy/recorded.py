@@ -1,0 +1,183 @@
+"""Replaying a transcript's own compactions, and compacting with another policy at the same points (issue 9).
+
+- `recorded` (a registered policy): no trigger. Before the message that follows each `compaction` line of the
+  session, the context becomes `system + kept + that summary + messages[covers:]`, exactly as the agent had it.
+  `kept` is what the transcript kept beside the summary: for a Codex `compacted` record the user messages of its
+  `replacement_history` (shown ahead of the summary, as Codex sends them); for Claude Code nothing.
+- `AtRecordedPoints` wraps any other policy: its trigger is off and it compacts at the very same points, with
+  either the recorded tail (`tail="recorded"`: same head, same kept messages) or its own tail (`tail="policy"`),
+  and a summary budget equal to the recorded summary's token count unless a budget is given, so the two
+  summaries are compared at equal size.
+
+Both read the session in `begin` (the compactor calls it before the replay) and name their points through the
+`compaction_points` / `forced_plans` hooks of `harness.policy.base`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from harness.errors import HarnessError
+from harness.policy.base import ContextView, Plan, Policy, PolicyConfig, SendPoint, register
+from harness.session import CompactionRecord, Session
+
+TAILS = ("recorded", "policy")
+
+
+@dataclass(frozen=True)
+class RecordedPoint:
+    """One recorded compaction, ready to fold: before message `position`, the tail starts at `covers`."""
+
+    number: int  # 1 for the first compaction line of the session
+    position: int
+    covers: int
+    summary: str  # the block as folded: the recorded summary (plus any kept text that matched no message)
+    kept: tuple[int, ...]  # user messages kept verbatim ahead of the summary (Codex)
+    origin: str
+
+
+def kept_indices(session: Session, record: CompactionRecord) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The Codex replacement history's user messages as message indices, and the texts that match none.
+
+    Codex also puts the summary itself in the replacement history as a user message: that one is the summary,
+    not a kept message. Each kept text matches the latest not yet used user message before `covers` with the
+    same content (the importer redacts both the same way)."""
+    texts = [t for t in (record.meta or {}).get("kept_user_messages") or [] if isinstance(t, str)]
+    summary = record.content.strip()
+    texts = [t for t in texts if not (summary and summary in t)]
+    used: set[int] = set()
+    found: list[int] = []
+    unmatched: list[str] = []
+    messages = session.messages
+    for text in texts:
+        match = next((i for i in range(record.covers - 1, -1, -1)
+                      if i not in used and messages[i].role == "user" and messages[i].content == text), None)
+        if match is None:
+            unmatched.append(text)
+        else:
+            used.add(match)
+            found.append(match)
+    return tuple(sorted(found)), tuple(unmatched)
+
+
+def recorded_points(session: Session) -> tuple[RecordedPoint, ...]:
+    points = []
+    for number, record in enumerate(sorted(session.compactions, key=lambda c: c.position), start=1):
+        kept, unmatched = kept_indices(session, record)
+        # A kept message we cannot place stays in the context as text ahead of the summary, never dropped.
+        summary = "\n\n".join((*unmatched, record.content)) if unmatched else record.content
+        points.append(RecordedPoint(number, record.position, record.covers, summary, kept, record.origin))
+    return tuple(points)
+
+
+def points_by_position(session: Session) -> dict[int, tuple[RecordedPoint, ...]]:
+    grouped: dict[int, tuple[RecordedPoint, ...]] = {}
+    for point in recorded_points(session):
+        grouped[point.position] = grouped.get(point.position, ()) + (point,)
+    if not grouped:
+        raise HarnessError(f"{session.path}: the session has no compaction records to replay; import a Claude Code "
+                           f"or Codex transcript that compacted (FORMATS.md)")
+    return grouped
+
+
+def recorded_plan(point: RecordedPoint) -> Plan:
+    return Plan(point.covers, 0, 0, False, kept_head=point.kept, recorded_summary=point.summary)
+
+
+@register("recorded")
+@dataclass
+class RecordedPolicy:
+    """The session's own compactions, exactly where they happened. Stateful per replay (`begin` reads the session)."""
+
+    config: PolicyConfig
+    name: str = "recorded"
+    points: dict[int, tuple[RecordedPoint, ...]] = field(default_factory=dict)
+
+    def begin(self, session: Session, tokens: Callable[[int], int], system_tokens: int) -> None:
+        self.points = points_by_position(session)
+
+    @property
+    def compaction_points(self) -> frozenset[int]:
+        return frozenset(self.points)
+
+    def should_compact(self, send: SendPoint) -> bool:
+        return False  # no trigger: only the recorded points compact
+
+    def plan(self, view: ContextView) -> Plan:
+        return Plan(view.end, 0, 0, False)  # never asked (no trigger); keeps the protocol whole
+
+    def forced_plans(self, view: ContextView) -> tuple[Plan, ...]:
+        return tuple(recorded_plan(p) for p in self.points.get(view.end, ()))
+
+
+@dataclass
+class AtRecordedPoints:
+    """Another policy compacting exactly at the recorded points, its own trigger off.
+
+    Hooks the wrapped policy has (prune, folded, end, would_trigger) are passed through by `__getattr__`, so
+    the compactor sees exactly the hooks the wrapped policy defines."""
+
+    inner: Policy
+    tail: str = "recorded"
+    summary_tokens: int | None = None  # None: each recorded summary's own token count
+    count_tokens: Callable[[str], int] | None = None  # the true counter (default o200k, as the compactor's)
+    points: dict[int, tuple[RecordedPoint, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.tail not in TAILS:
+            raise HarnessError(f"unknown tail {self.tail!r} for recorded points: choose one of {', '.join(TAILS)}")
+        if self.summary_tokens is not None and self.summary_tokens <= 0:
+            raise HarnessError(f"--summary-tokens must be positive, not {self.summary_tokens}")
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (copying, unpickling): never recurse
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    @property
+    def name(self) -> str:
+        return f"{self.inner.name}@recorded-points"
+
+    @property
+    def config(self) -> PolicyConfig:
+        return self.inner.config
+
+    def begin(self, session: Session, tokens: Callable[[int], int], system_tokens: int) -> None:
+        self.points = points_by_position(session)
+        if self.count_tokens is None:
+            from harness.tokens import counter
+
+            self.count_tokens = counter("o200k").count_text
+        begin = getattr(self.inner, "begin", None)
+        if begin is not None:
+            begin(session, tokens, system_tokens)
+
+    @property
+    def compaction_points(self) -> frozenset[int]:
+        return frozenset(self.points)
+
+    def should_compact(self, send: SendPoint) -> bool:
+        return False  # the policy's own trigger is off in this mode
+
+    def plan(self, view: ContextView) -> Plan:
+        return self.inner.plan(view)
+
+    def budget(self, point: RecordedPoint) -> int:
+        return self.summary_tokens or max(1, self.count_tokens(point.summary))
+
+    def forced_plans(self, view: ContextView) -> tuple[Plan, ...]:
+        plans = []
+        for point in self.points.get(view.end, ()):
+            if self.tail == "recorded":
+                plan = Plan(point.covers, 0, 0, False, kept_head=point.kept)
+            else:
+                plan = self.inner.plan(view)
+            plans.append(replace(plan, summary_tokens=self.budget(point)))
+        return tuple(plans)
+
+
+def at_recorded_points(policy: Policy, tail: str = "recorded", summary_tokens: int | None = None) -> Policy:
+    if policy.name == "recorded":
+        return policy  # already compacts at the recorded points
+    return AtRecordedPoints(policy, tail, summary_tokens)
