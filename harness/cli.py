@@ -22,7 +22,8 @@ err = Console(stderr=True, highlight=False, width=None if sys.stderr.isatty() el
 
 
 def add_policy_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--policy", default="default", help="policy name (default: %(default)s)")
+    parser.add_argument("--policy", action="append",
+                        help="policy name (repeatable: one table or sweep per policy; default: default)")
     parser.add_argument("--window", type=int, help="context window in tokens (default: the case's)")
     parser.add_argument("--max-output", type=int, help="the model's max output tokens (default: the case's)")
     parser.add_argument("--reserve", type=int, help="reserve_tokens (default 16384)")
@@ -49,20 +50,23 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         extra["summarizer"] = model_summarizer(args.summarizer)
     simulator = Simulator(target, estimator=args.estimator, tokenizer=args.tokenizer, **extra)
     config = config_for(target, policy_settings(args))
+    policies = args.policy or ["default"]
     if args.sweep:
         windows = parse_int_list(args.windows, "--windows") if args.windows else [config.context_window]
         reserves = parse_int_list(args.reserves, "--reserves")
-        rows = simulator.sweep(args.policy, config, windows, reserves)
+        rows = [row for policy in policies for row in simulator.sweep(policy, config, windows, reserves)]
         if args.json:
             print(json.dumps({"target": target.name, "sweep": rows}, indent=2))
         else:
             render_sweep(target.name, rows)
         return 0
-    result = simulator.run(args.policy, config)
+    results = [simulator.run(policy, config) for policy in policies]
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        documents = [r.to_json() for r in results]
+        print(json.dumps(documents[0] if len(documents) == 1 else documents, indent=2))
     else:
-        render_simulation(result)
+        for result in results:
+            render_simulation(result)
     return 0
 
 
