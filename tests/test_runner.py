@@ -136,3 +136,24 @@ def test_usage_errors_exit_2(tmp_path, capsys, option, message):
     make_case(tmp_path / "cases", "a")
     assert main(["run", "--cases-dir", str(tmp_path / "cases"), "--out", str(tmp_path / "o"), *option]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_judge_repeat_and_concurrency(tmp_path):
+    for name in ("a", "b"):
+        make_case(tmp_path / "cases", name)
+    cases = discover(tmp_path / "cases")
+    config = RunConfig(judge="openai:gpt-5@emulator", record_mode="all", cassettes=str(tmp_path / "cassettes"))
+    run = run_cases(cases, config, RunFolder(tmp_path / "out"), run_id="r", repeat=2, concurrency=2)
+    assert sorted(run["cases"]) == ["a", "a.r1", "b", "b.r1"]
+    graded = run["cases"]["a"]["probes"][0]["conditions"]["full"]
+    assert graded["judged"] in range(6) and graded["judge_reason"]
+    assert (tmp_path / "cassettes" / "a" / "openai-gpt-5-emulator.json").exists()
+    # the same run one case at a time gives the same outcomes
+    serial = run_cases(cases, config, RunFolder(tmp_path / "serial"), run_id="r", repeat=2)
+    assert strip_volatile(serial["cases"]) == strip_volatile(run["cases"])
+
+
+def test_a_judge_under_test_is_refused(tmp_path, capsys):
+    make_case(tmp_path / "cases", "a")
+    assert main(["run", "--cases-dir", str(tmp_path / "cases"), "--out", str(tmp_path / "o"), "--judge", "builtin"]) == 2
+    assert "is a model under test" in capsys.readouterr().err
