@@ -28,17 +28,30 @@ def is_deterministic(configuration: dict[str, Any]) -> bool:
 
 
 def outcomes(run: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Per probe (`case/probe`): validity, kind, and pass/fail of the compacted context per grade."""
-    result = {}
+    """Per probe (`case/probe`): validity, kind, and pass/fail of the compacted context per grade.
+    Repeats of a case (`--repeat`) collapse to a majority vote, so a live run pairs with its baseline."""
+    votes: dict[str, dict[str, Any]] = {}
     for case_key, case in sorted(run["cases"].items()):
         if case.get("status") != "ok":
             continue
         for probe in case["probes"]:
             compacted = probe.get("conditions", {}).get("compacted", {})
-            result[f"{case_key}/{probe['id']}"] = {
-                "kind": probe["kind"], "pool": case["pool"], "valid": probe["valid"],
-                "answered": compacted.get("answered"), "retained": compacted.get("retained")}
-    return result
+            entry = votes.setdefault(f"{case['case']}/{probe['id']}", {
+                "kind": probe["kind"], "pool": case["pool"], "valid": [], "answered": [], "retained": []})
+            entry["valid"].append(probe["valid"])
+            for grade in ("answered", "retained"):
+                if compacted.get(grade) is not None:
+                    entry[grade].append(compacted[grade])
+    return {key: {**entry, "valid": _majority(entry["valid"]), "answered": _majority(entry["answered"]),
+                  "retained": _majority(entry["retained"])} for key, entry in votes.items()}
+
+
+def _majority(values: list[bool]) -> bool | None:
+    return None if not values else sum(values) * 2 >= len(values)
+
+
+def case_ids(run: dict[str, Any]) -> list[str]:
+    return sorted({case["case"] for case in run["cases"].values()})
 
 
 def make_baseline(run: dict[str, Any]) -> dict[str, Any]:
@@ -47,7 +60,7 @@ def make_baseline(run: dict[str, Any]) -> dict[str, Any]:
     return {
         "kind": BASELINE_KIND, "schema_version": SCHEMA_VERSION, "run_id": run["run_id"],
         "configuration": run["configuration"], "grade": grade,
-        "cases": sorted(run["cases"]),
+        "cases": case_ids(run),
         "aggregates": {"compacted": aggregates["overall"][grade]["compacted"],
                        "by_kind": {k: v["compacted"] for k, v in aggregates["by_kind"].items()}},
         "probes": outcomes(run),
@@ -101,7 +114,7 @@ def gate(run: dict[str, Any], baseline: dict[str, Any], thresholds: Thresholds) 
     grade = baseline["grade"]
     now = outcomes(run)
     before = baseline["probes"]
-    if sorted(run["cases"]) != baseline["cases"] or set(now) != set(before):
+    if case_ids(run) != baseline["cases"] or set(now) != set(before):
         missing = sorted(set(before) - set(now))[:3]
         extra = sorted(set(now) - set(before))[:3]
         raise HarnessError(f"the baseline was made from other cases or probes (missing now: {missing or '-'}, "

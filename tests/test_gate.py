@@ -148,3 +148,11 @@ def test_several_configurations_write_one_run_each_and_a_comparison(cases, tmp_p
     assert (out / "comparison.md").exists() and (out / "comparison.json").exists()
     labels = [r["label"] for r in document["comparison"]["runs"]]
     assert labels == ["default-builtin-same", "truncate-builtin-same"]
+
+
+def test_repeats_collapse_to_a_majority_and_pair_with_the_baseline(cases, tmp_path):
+    baseline = tmp_path / "baseline.json"
+    main(["gate", str(run(cases, tmp_path / "base")), "--baseline", str(baseline), "--update-baseline"])
+    repeated = run(cases, tmp_path / "rep", "--repeat", "3")
+    assert len(read_run(repeated)["cases"]) == 9
+    assert main(["gate", str(repeated), "--baseline", str(baseline)]) == 0
