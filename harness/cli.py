@@ -55,6 +55,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         windows = parse_int_list(args.windows, "--windows") if args.windows else [config.context_window]
         reserves = parse_int_list(args.reserves, "--reserves")
         rows = [row for policy in policies for row in simulator.sweep(policy, config, windows, reserves)]
+        if args.plot:
+            from harness.plots import sweep_plot
+
+            err.print(f"plot: {sweep_plot(rows, args.plot, f'reserve sweep: {target.name}')}")
         if args.json:
             print(json.dumps({"target": target.name, "sweep": rows}, indent=2))
         else:
@@ -141,6 +145,31 @@ def cmd_cases_validate(args: argparse.Namespace) -> int:
     return 2 if problems else 0
 
 
+def cmd_cases_import(args: argparse.Namespace) -> int:
+    from harness.importers import FORMATS, import_transcript, write_case
+
+    session, report, meta = import_transcript(args.file, args.source_format, window=args.window, model=args.model)
+    toml_path = write_case(args.out, session, report, meta)
+    if report.detected:
+        out.print(f"--from auto chose {report.format} ({FORMATS[report.format][0]})")
+    for line in report.lines():
+        out.print(line, markup=False)  # report lines hold brackets ("[no result recorded]")
+    out.print(f"case written: {toml_path} and {toml_path.parent / 'session.jsonl'}; add probes to case.toml "
+              f"(`compaction-harness cases probe-draft {toml_path.parent}` proposes drafts)", markup=False)
+    return 0
+
+
+def cmd_cases_probe_draft(args: argparse.Namespace) -> int:
+    from harness.importers import draft_probes, render_probes
+
+    probes = draft_probes(args.case)
+    print(f"# {len(probes)} DRAFT probes for {args.case}: review each (question, expected facts, planted_at), "
+          f"then remove `draft = true` and append it to case.toml")
+    if probes:
+        print(render_probes(probes), end="")
+    return 0
+
+
 # ---------------------------------------------------------------------------------------------
 # run
 
@@ -190,9 +219,17 @@ def run_configs(args: argparse.Namespace) -> list:
     from harness.runner import RunConfig
 
     settings = parse_settings(args.set)
+    at_points = args.at_recorded_points is not None
+    if args.summary_tokens is not None and args.summary_tokens <= 0:
+        raise HarnessError(f"--summary-tokens must be positive, not {args.summary_tokens}")
+    if args.summary_tokens is not None and not at_points:  # the summarizer's budget, as --set summary_tokens=N
+        settings = (*settings, ("summary_tokens", args.summary_tokens))
+    recorded = {"at_recorded_points": at_points, "recorded_tail": (args.at_recorded_points or "recorded-tail").removesuffix("-tail"),
+                "summary_tokens": args.summary_tokens if at_points else None}
     return [RunConfig(policy=policy, model=model, summarizer=summarizer, answerer=args.answerer, judge=args.judge,
                       cache=args.cache == "on", settings=settings, record_mode=args.record_mode,
-                      cassettes=args.cassettes, prices=args.prices, sections=parse_sections(args.sections))
+                      cassettes=args.cassettes, prices=args.prices, sections=parse_sections(args.sections),
+                      **recorded)
             for policy, model, summarizer in product(args.policy or ["default"], args.model or ["builtin"],
                                                      args.summarizer or ["same"])]
 
@@ -365,6 +402,75 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# cost and validate-summarizer (harness.costs, harness.validate)
+
+
+def cmd_cost(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from harness.cases import discover
+    from harness.costs import markdown, study
+
+    result = study(discover(args.cases_dir, args.cases or None), args.model, args.alt_model, args.prices)
+    plot = None
+    if args.plot:
+        from harness.plots import cost_plot
+
+        plot = cost_plot(result, args.plot)
+    if args.markdown:
+        link = None
+        if plot:
+            from harness.plots import markdown_image
+
+            link = markdown_image("", plot, Path(args.markdown).parent)[4:-1]
+        Path(args.markdown).write_text(markdown(result, link), encoding="utf-8")
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        render_cost(result)
+    return 0
+
+
+def render_cost(result: dict) -> None:
+    from harness.costs import break_even_sentence, shape_title
+
+    out.print(f"{len(result['cases'])} cases, {result['sessions_with_compactions']} with compactions; "
+              f"{result['note']}")
+    for summary in result["models"]:
+        table = Table(title=f"{summary['model']}: {summary['compactions']} compactions, cache hit "
+                            f"{100 * (summary['cache_hit_rate'] or 0):.1f}%")
+        for column in ("request shape", "model", "uncached", "cache read", "cache write", "output",
+                       "$ / compaction", "$ / session", "source"):
+            table.add_column(column, justify="left" if column in ("request shape", "model", "source") else "right")
+        for shape, t in summary["shapes"].items():
+            table.add_row(shape_title(shape), t["model"], str(t["uncached_tokens"]), str(t["cached_input_tokens"]),
+                          str(t["cache_write_tokens"]), str(t["output_tokens"]), f"${t['per_compaction_usd'] or 0:.5f}",
+                          f"${t['per_session_usd'] or 0:.5f}", t["source"])
+        out.print(table)
+        for alt, a in summary["alternatives"].items():
+            out.print(f"  {alt}: {break_even_sentence(summary['model'], alt, a)}")
+
+
+def cmd_validate_summarizer(args: argparse.Namespace) -> int:
+    from harness.cases import discover
+    from harness.validate import validate_summarizer
+
+    result = validate_summarizer(discover(args.cases_dir, args.cases or None), args.model, args.alt_model, args.out,
+                                 record_mode=args.record_mode, cassettes=args.cassettes, prices=args.prices,
+                                 concurrency=args.concurrency)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    q = result["quality"]
+    out.print(f"{q['grade']} pass rate: same {100 * (q['same_rate'] or 0):.1f}%, {args.alt_model} "
+              f"{100 * (q['alt_rate'] or 0):.1f}%; difference {100 * q['difference']:+.1f} points "
+              f"[{100 * q['ci95'][0]:+.1f}, {100 * q['ci95'][1]:+.1f}], McNemar p={q['p_value']:.4g}")
+    out.print(f"[bold]{result['verdict']}[/]")
+    out.print(f"written: {args.out}/verdict.md, verdict.json, {', '.join(result['plots'].values()) or 'no plots'}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -388,6 +494,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--record-mode", choices=("none", "once", "new", "all"), default="none",
                      help="cassettes: none replays only (default), once, new, all re-records")
     run.add_argument("--cassettes", default="goldens/cassettes", help="cassette folder (default: %(default)s)")
+    run.add_argument("--at-recorded-points", nargs="?", const="recorded-tail", choices=("recorded-tail", "policy-tail"),
+                     help="compact exactly where the session's own compaction lines are, trigger off: keep the "
+                          "recorded tail (default) or =policy-tail the policy's own; summary budget = the recorded "
+                          "summary's tokens")
+    run.add_argument("--summary-tokens", type=int, metavar="N",
+                     help="summarizer output budget (with --at-recorded-points: instead of the recorded size)")
     run.add_argument("--sections", metavar="A,B,...",
                      help="the summary sections to ask for (default: Goal,Constraints,Progress,Decisions,Files,"
                           "Errors,Next steps)")
@@ -439,6 +551,7 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--windows", help="comma-separated windows for --sweep (default: the case's)")
     simulate.add_argument("--reserves", default="4096,8192,16384,32768,65536",
                           help="comma-separated reserves for --sweep (default: %(default)s)")
+    simulate.add_argument("--plot", metavar="FILE.png", help="with --sweep: compactions and risks against reserve")
     simulate.set_defaults(func=cmd_simulate)
 
     cases = commands.add_parser("cases", help="list and validate cases")
@@ -450,6 +563,46 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("cases", nargs="*", help="case ids or folders (default: all)")
     validate.add_argument("--cases-dir", default="cases")
     validate.set_defaults(func=cmd_cases_validate)
+    importing = cases_commands.add_parser("import", help="turn an agent transcript into a case folder")
+    importing.add_argument("file", metavar="FILE")
+    importing.add_argument("--from", dest="source_format", default="auto", metavar="FORMAT",
+                           help="auto (default), claude-code, claude-code-openai, codex, openai, anthropic, "
+                                "mini-swe-agent, swe-agent")
+    importing.add_argument("--out", required=True, metavar="DIR", help="the case folder (its name is the case id)")
+    importing.add_argument("--window", type=int, help="context window (default: the transcript's or the model's)")
+    importing.add_argument("--model", help="the session model (default: the transcript's)")
+    importing.set_defaults(func=cmd_cases_import)
+    drafting = cases_commands.add_parser("probe-draft", help="propose draft probes from a case's session")
+    drafting.add_argument("case", metavar="CASE", help="a case folder")
+    drafting.set_defaults(func=cmd_cases_probe_draft)
+
+    cost = commands.add_parser("cost", help="the summarizer call's cost in four request shapes per compaction")
+    cost.add_argument("--model", action="append", help="the session model, priced (repeatable; default: "
+                                                       "anthropic:claude-sonnet-4-6 and openai:gpt-5)")
+    cost.add_argument("--alt-model", action="append", help="a cheaper summarizer (repeatable; default: "
+                                                           "claude-haiku-4-5 / gpt-5-mini by provider)")
+    cost.add_argument("--cases", action="append", help="case id, folder or glob (repeatable; default: all)")
+    cost.add_argument("--cases-dir", default="cases")
+    cost.add_argument("--prices", metavar="FILE", help="a TOML price file over the shipped table")
+    cost.add_argument("--markdown", metavar="FILE", help="write the tables as markdown")
+    cost.add_argument("--plot", metavar="FILE.png", help="cost per compaction by request shape")
+    cost.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    cost.set_defaults(func=cmd_cost)
+
+    verdict = commands.add_parser("validate-summarizer", help="quality and cost: the same model against a cheaper "
+                                                              "summarizer, with a one-sentence verdict")
+    verdict.add_argument("--model", required=True, help="the session model (builtin, PROVIDER:MODEL[@emulator])")
+    verdict.add_argument("--alt-model", required=True, help="the cheaper summarizer to weigh against it")
+    verdict.add_argument("--cases", action="append", help="case id, folder or glob (repeatable; default: all)")
+    verdict.add_argument("--cases-dir", default="cases")
+    verdict.add_argument("--out", default="results/validate-summarizer", help="folder (default: %(default)s)")
+    verdict.add_argument("--record-mode", choices=("none", "once", "new", "all"),
+                         help="cassettes (default: new for API and emulator specs: record what is missing)")
+    verdict.add_argument("--cassettes", help="cassette folder (default: OUT/cassettes)")
+    verdict.add_argument("--prices", metavar="FILE", help="a TOML price file over the shipped table")
+    verdict.add_argument("--concurrency", type=int, default=1, help="cases in flight at once (API models)")
+    verdict.add_argument("--json", action="store_true")
+    verdict.set_defaults(func=cmd_validate_summarizer)
 
     # -- commands added by other modules go below this line --
     serve = commands.add_parser("serve", help="serve OpenAI and Anthropic wire formats backed by the builtin "

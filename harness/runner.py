@@ -38,7 +38,9 @@ class RunConfig:
     settings: tuple[tuple[str, Any], ...] = ()
     record_mode: str = "none"
     cassettes: str = "goldens/cassettes"
-    at_recorded_points: bool = False
+    at_recorded_points: bool = False  # compact exactly where the session's own compaction lines are (issue 9)
+    recorded_tail: str = "recorded"  # at recorded points: keep the recorded tail, or "policy": the policy's own
+    summary_tokens: int | None = None  # at recorded points: the budget (default: the recorded summary's size)
     prices: str | None = None  # a price file over the shipped table (--prices)
     sections: tuple[str, ...] = SECTIONS  # the sections the summary instruction asks for
 
@@ -55,12 +57,21 @@ class RunConfig:
             check_spec(spec)
         if self.judge and self.judge in (self.model, self.summarizer_spec):
             raise HarnessError(f"the judge {self.judge} is a model under test; pick another judge model")
+        if self.recorded_tail not in ("recorded", "policy"):
+            raise HarnessError(f"--at-recorded-points={self.recorded_tail}: choose recorded-tail or policy-tail")
+
+    @property
+    def at_points(self) -> bool:
+        """Another policy compacting at the recorded points (the `recorded` policy is there already)."""
+        return self.at_recorded_points and self.policy != "recorded"
 
     def describe(self) -> dict[str, Any]:
         return {"policy": self.policy, "model": self.model, "summarizer": self.summarizer,
                 "summarizer_spec": self.summarizer_spec, "answerer": self.answerer_spec, "judge": self.judge,
                 "cache": self.cache, "settings": dict(self.settings),
-                **({} if self.sections == SECTIONS else {"sections": list(self.sections)})}
+                **({} if self.sections == SECTIONS else {"sections": list(self.sections)}),
+                **({"at_recorded_points": self.recorded_tail, "summary_tokens": self.summary_tokens}
+                   if self.at_points else {})}
 
     def key(self) -> str:
         return hashlib.sha256(json.dumps(self.describe(), sort_keys=True).encode()).hexdigest()[:10]
@@ -129,6 +140,10 @@ def evaluate_case(case: Case, config: RunConfig, repeat: int = 0) -> dict[str, A
                                              check_spec(config.summarizer_spec).model, cache=config.cache,
                                              sections=config.sections))
         policy = make_policy(config.policy, policy_config(case, config))
+        if config.at_points:
+            from harness.policy.recorded import at_recorded_points
+
+            policy = at_recorded_points(policy, config.recorded_tail, config.summary_tokens)
         points = set(case.points) | {"end"}
         replay = Compactor(case.session, policy, summarizer, points=points).run()
         replayed = time.perf_counter()
@@ -144,7 +159,8 @@ def evaluate_case(case: Case, config: RunConfig, repeat: int = 0) -> dict[str, A
         "messages": len(case.session.messages),
         "events": [_event_json(e) for e in replay.events],
         "risk_counts": replay.risk_counts(),
-        "summaries": [_summary_json(case, replay, req, res, config) for req, res in summarizer.calls],
+        "summaries": [_summary_json(case, replay, req, res, config) for req, res in summarizer.calls]
+                     + _recorded_summaries_json(case, replay),
         "probes": probes,
         "usage": _usage_totals(summarizer.calls),
         "cost": summary_cost(summarizer.calls, config),
@@ -213,6 +229,30 @@ def _summary_json(case: Case, replay: Replay, request: SummaryInput, result: Sum
                           event.summary_request_tokens, event.summary_tokens, config.sections, superseded)
     return {**check.to_json(), "model": result.model, "finish_reason": result.finish_reason,
             "truncated": bool(result.extra.get("truncated")), "latency_source": result.latency_source}
+
+
+def _recorded_summaries_json(case: Case, replay: Replay) -> list[dict[str, Any]]:
+    """The summary-level checks of the session's own summaries (the `recorded` policy), as for ours; the
+    section check is left out (the sections are our prompt's, not the agent's)."""
+    from harness.policy.recorded import recorded_points
+    from harness.tokens import count_message, counter
+
+    recorded = [e for e in replay.events if e.source == "recorded"]
+    if not recorded:
+        return []
+    points, tokens = recorded_points(case.session), counter("o200k")
+    out, previous = [], None
+    for event, point in zip(recorded, points):
+        head = case.session.messages[event.head_start:event.tail_start]
+        superseded = [v for probe in case.probes if probe.kind == "update" and probe.planted_at < event.tail_start
+                      for v in probe.none]
+        head_tokens = sum(count_message(tokens, m) for m in head)
+        check = check_summary(event.number, point.summary, head, previous, head_tokens, event.summary_tokens, (),
+                              superseded)
+        out.append({**check.to_json(), "model": f"recorded:{point.origin}", "finish_reason": "recorded",
+                    "truncated": False, "latency_source": "recorded"})
+        previous = point.summary
+    return out
 
 
 def summary_cost(calls, config: RunConfig) -> dict[str, Any]:
