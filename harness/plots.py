@@ -1,0 +1,158 @@
+"""PNG plots where a picture reads faster than a table: retention against fact age and against compactions
+survived, cost per compaction by request shape, and the reserve sweep of `simulate`.
+
+matplotlib runs on the Agg backend (files only, no display), imported lazily so the rest of the harness
+does not pay for it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from harness.errors import HarnessError
+
+# Risk kinds worth a line in the sweep plot (the others are rare or policy-specific).
+SWEEP_RISKS = ("response_may_be_cut", "summary_request_too_big", "estimator_miss", "no_shrink")
+SHAPE_COLOURS = {"cache-on": "#2a7ab0", "cache-off": "#9ab7cf", "fresh": "#d1495b"}
+ALT_COLOUR = "#edae49"
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        raise HarnessError("plots need matplotlib: pip install 'matplotlib>=3.8'") from None
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    _pyplot().close(fig)
+    return path
+
+
+def _age_key(bucket: str) -> int:
+    head = bucket.split("-")[0].rstrip("+")
+    return int(head) if head.isdigit() else 10**9
+
+
+def _rate_series(groups: dict[str, dict], order) -> tuple[list[str], list[float], list[tuple[float, float]], list[int]]:
+    names, rates, errors, totals = [], [], [], []
+    for name in sorted(groups, key=order):
+        rate = groups[name]["compacted"]
+        if rate.get("rate") is None:
+            continue
+        low, high = rate["wilson95"]
+        names.append(name)
+        rates.append(100 * rate["rate"])
+        errors.append((100 * (rate["rate"] - low), 100 * (high - rate["rate"])))
+        totals.append(rate["total"])
+    return names, rates, errors, totals
+
+
+def retention_plot(runs: Sequence[tuple[str, dict[str, Any]]], path: str | Path) -> Path:
+    """Compacted pass rate (Wilson 95% bars) by fact age and by compactions survived, one line per run."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    panels = (("by_age", "fact age (messages since planted)", _age_key),
+              ("by_compactions_survived", "compactions the fact has lived through", lambda k: int(k) if k.isdigit() else 99))
+    grade = runs[0][1]["aggregates"]["grade"] if runs else "retained"
+    for ax, (key, xlabel, order) in zip(axes, panels):
+        for offset, (label, run) in enumerate(runs):
+            names, rates, errors, totals = _rate_series(run["aggregates"][key], order)
+            xs = [i + (offset - (len(runs) - 1) / 2) * 0.08 for i in range(len(names))]
+            ax.errorbar(xs, rates, yerr=list(zip(*errors)) if errors else None, marker="o", capsize=3, label=label)
+            ax.set_xticks(range(len(names)), [f"{n}\n(n={t})" for n, t in zip(names, totals)], fontsize=8)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(f"compacted pass rate, % ({grade})")
+        ax.set_ylim(-5, 105)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].set_title("retention against fact age")
+    axes[1].set_title("retention against compactions survived")
+    if runs:
+        axes[1].legend(fontsize=8, loc="lower left")
+    return _save(fig, path)
+
+
+def cost_plot(result: dict[str, Any], path: str | Path) -> Path:
+    """Dollars per compaction by request shape, one panel per model (their scales differ)."""
+    from harness.costs import shape_title
+
+    plt = _pyplot()
+    models = result["models"]
+    if not models:
+        raise HarnessError("cost plot: no model figures to draw")
+    fig, axes = plt.subplots(1, len(models), figsize=(5.5 * len(models), 4.2), squeeze=False)
+    for ax, summary in zip(axes[0], models):
+        shapes = list(summary["shapes"].items())
+        values = [t["per_compaction_usd"] or 0.0 for _, t in shapes]
+        colours = [ALT_COLOUR if s.startswith("alt:") else SHAPE_COLOURS.get(s, "grey") for s, _ in shapes]
+        bars = ax.bar(range(len(shapes)), values, color=colours)
+        ax.set_xticks(range(len(shapes)), [_shape_label(s) for s, _ in shapes], fontsize=8)
+        for bar, (_, t) in zip(bars, shapes):
+            hit = t.get("cache_hit_rate") or 0
+            ax.annotate(f"${bar.get_height():.4f}" + (f"\n{100 * hit:.1f}% cached" if hit else ""),
+                        (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
+        ax.set_ylabel("USD per compaction")
+        ax.set_ylim(0, max(values + [1e-9]) * 1.25)
+        ax.set_title(f"{summary['model']}\n{summary['compactions']} compactions ({shapes[0][1]['source']})", fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    return _save(fig, path)
+
+
+def _shape_label(shape: str) -> str:
+    from harness.costs import bare, shape_title
+
+    if shape.startswith("alt:"):
+        return f"cheaper model\n{bare(shape[4:])}"
+    return shape_title(shape).replace(", ", ",\n").replace(" (", "\n(")
+
+
+def sweep_plot(rows: list[dict[str, Any]], path: str | Path, title: str = "") -> Path:
+    """Compactions and risks against the reserve, one line per window (the reserve axis is log 2)."""
+    if not rows:
+        raise HarnessError("sweep plot: the sweep has no rows (every reserve was at or above the window)")
+    plt = _pyplot()
+    windows = sorted({row["context_window"] for row in rows})
+    panels = [("compactions", "compactions")] + [(kind, kind.replace("_", " ")) for kind in SWEEP_RISKS
+                                                 if any(row.get(kind) for row in rows)]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), squeeze=False)
+    for ax, (key, label) in zip(axes[0], panels):
+        for window in windows:
+            points = sorted((row["reserve_tokens"], row[key]) for row in rows if row["context_window"] == window)
+            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=_tokens_label(window))
+        ax.set_xscale("log", base=2)
+        reserves = sorted({row["reserve_tokens"] for row in rows})
+        ax.set_xticks(reserves, [f"{r // 1024}Ki" if r % 1024 == 0 else str(r) for r in reserves], fontsize=8)
+        ax.minorticks_off()
+        ax.yaxis.get_major_locator().set_params(integer=True)
+        ax.set_xlabel("reserve tokens")
+        ax.set_ylabel("compactions" if key == "compactions" else "sends at risk")
+        ax.set_title(label, fontsize=10)
+        ax.grid(alpha=0.3)
+    axes[0][0].legend(title="window", fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=11)
+    return _save(fig, path)
+
+
+def _tokens_label(tokens: int) -> str:
+    return f"{tokens / 1_000_000:g}M" if tokens >= 1_000_000 else f"{tokens / 1000:g}K"
+
+
+def markdown_image(alt: str, path: str | Path, relative_to: str | Path | None = None) -> str:
+    """A markdown image link, relative to the markdown file's folder when given."""
+    target = Path(path)
+    if relative_to is not None:
+        try:
+            target = target.resolve().relative_to(Path(relative_to).resolve())
+        except ValueError:
+            target = target.resolve()
+    return f"![{alt}]({target.as_posix()})"
