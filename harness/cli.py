@@ -288,9 +288,12 @@ def write_comparison(runs: list[dict], folder) -> dict:
     from harness.compare import comparison, markdown
     from harness.results import write_json
 
+    from harness.report import markdown_compaction_points
+
     result = comparison(runs)
     write_json(folder / "comparison.json", result)
-    (folder / "comparison.md").write_text(markdown(result), encoding="utf-8")
+    points = markdown_compaction_points(runs, "###")  # recorded summaries beside ours, per compaction point
+    (folder / "comparison.md").write_text(markdown(result) + "\n".join(["", *points]), encoding="utf-8")
     return result
 
 
@@ -319,13 +322,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from harness.compare import comparison, markdown
     from harness.results import read_run
 
-    result = comparison([read_run(path) for path in args.runs])
+    from harness.report import markdown_compaction_points
+
+    runs = [read_run(path) for path in args.runs]
+    result = comparison(runs)
+    points = markdown_compaction_points(runs, "###")  # recorded summaries beside ours, per compaction point
     if args.markdown:
-        Path(args.markdown).write_text(markdown(result), encoding="utf-8")
+        Path(args.markdown).write_text(markdown(result) + "\n".join(["", *points]), encoding="utf-8")
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         render_comparison(result)
+        for line in points:
+            out.print(line, markup=False)
     return 0
 
 

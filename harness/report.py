@@ -97,6 +97,7 @@ def aggregate(records: list[dict]) -> dict[str, Any]:
         "usage": _sum_usage(r.get("usage", {}) for r in ok),
         "cost": _cost(ok),
         "latency": _latency(timings),
+        "latency_by_model": _latency_by_model(ok),
     }
 
 
@@ -131,6 +132,44 @@ def _latency(timings: list[dict]) -> dict[str, Any]:
     return {"compactions": len(timings), "model_time_source": "/".join(sources) or None,
             "harness_p50_s": _round(percentile(harness, 50)), "harness_p95_s": _round(percentile(harness, 95)),
             "model_p50_s": _round(percentile(model, 50)), "model_p95_s": _round(percentile(model, 95))}
+
+
+def _latency_by_model(ok: list[dict]) -> list[dict[str, Any]]:
+    """Compaction latency per summarizer model and per source of its model time (live/recorded/modelled)."""
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for record in ok:
+        model_of = {e["number"]: e.get("summarizer", "?") for e in record.get("events", [])}
+        for t in record.get("timings", {}).get("compactions", []):
+            groups[(model_of.get(t["number"], "?"), t["latency_source"])].append(t)
+    return [{"summarizer": model, "latency_source": source, **_latency(timings)}
+            for (model, source), timings in sorted(groups.items())]
+
+
+def markdown_latency(run: dict[str, Any]) -> list[str]:
+    """The latency table: harness time is always measured here; model time is labelled with its source."""
+    rows = run["aggregates"].get("latency_by_model") or []
+    if not rows:
+        return []
+    cache = "on" if run["configuration"].get("cache", True) else "off"
+    lines = ["### Compaction latency (trigger to compacted context)", "",
+             "| summarizer | cache | compactions | harness p50 / p95 s (measured) | model p50 / p95 s | model time |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    lines += [f"| {r['summarizer']} | {cache} | {r['compactions']} | {r['harness_p50_s']} / {r['harness_p95_s']} | "
+              f"{r['model_p50_s']} / {r['model_p95_s']} | {r['latency_source']} |" for r in rows]
+    return lines + [""]
+
+
+def markdown_plots(run: dict[str, Any], folder: Path) -> list[str]:
+    """Retention against fact age and compactions survived, as a PNG beside report.md (when plottable)."""
+    if not run["aggregates"].get("valid_probes"):
+        return []
+    try:
+        from harness.plots import retention_plot
+
+        retention_plot([(run.get("label") or run["run_id"], run)], folder / "retention.png")
+    except Exception as exc:  # a missing matplotlib must not cost the report
+        return [f"(plots skipped: {type(exc).__name__}: {exc})", ""]
+    return ["### Retention", "", "![retention against fact age and compactions survived](retention.png)", ""]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,8 +256,88 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
     lines += [f"| {case} | {n} |" for case, n in agg["compactions"].items()]
     lines += ["", "```", *(f"{k}: {v}" for k, v in agg["summary"].items()), "```", "",
               f"Summarizer {fmt_cost(agg['cost'])}.", ""]
+    lines += markdown_latency(run) + markdown_plots(run, path.parent)
     if agg["invalid_probes"]:
         lines += ["### Invalid probes (fail on the full history)", "", *(f"- {p}" for p in agg["invalid_probes"]), ""]
     if agg["errors"]:
         lines += ["### Errors", "", *(f"- {c}: {e}" for c, e in agg["errors"].items()), ""]
+    lines += markdown_compaction_points([run], "###")
     path.write_text("\n".join(lines), encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------------------
+# per compaction point: the session's own summaries beside ours (issue 9)
+
+
+def point_label(run: dict[str, Any]) -> str:
+    config = run["configuration"]
+    if config["policy"] == "recorded":
+        who = "recorded (the agent's own)"
+    else:
+        who = f"{config['policy']} / {config['summarizer_spec']}"
+        if config.get("at_recorded_points"):
+            who += f" at recorded points ({config['at_recorded_points']} tail)"
+    return f"{run['label']}: {who}" if run.get("label") else who
+
+
+def compaction_point_rows(record: dict[str, Any], grade: str) -> dict[int, dict[str, Any]]:
+    """Per compaction of one case record: where it happened, the summary's size, how the probes asked just
+    after it fared (by kind, and which were lost), and the summary-level checks."""
+    summaries = {s["compaction"]: s for s in record.get("summaries", [])}
+    rows = {}
+    for event in record.get("events", []):
+        number = event["number"]
+        probes = [p for p in record.get("probes", []) if p.get("at") == f"compaction:{number}" and p.get("valid")]
+        kinds: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        lost = []
+        for probe in probes:
+            ok = bool(passed(probe, "compacted", grade))
+            kinds[probe["kind"]][0] += ok
+            kinds[probe["kind"]][1] += 1
+            if not ok:
+                lost.append(probe["id"])
+        check = summaries.get(number, {})
+        rows[number] = {
+            "at": event["send_index"], "head": f"{event['head_start']}..{event['tail_start']}",
+            "source": event["source"], "summary_tokens": event["summary_tokens"],
+            "budget": event.get("summary_budget_tokens") or None,
+            "by_kind": {k: tuple(v) for k, v in sorted(kinds.items())}, "lost": lost,
+            "recall": check.get("artifact_recall"), "precision": check.get("artifact_precision"),
+            "hallucinated": check.get("hallucinated_paths", []), "stale": check.get("stale_facts", []),
+        }
+    return rows
+
+
+def markdown_compaction_points(runs: list[dict[str, Any]], level: str = "##") -> list[str]:
+    """One table per (case, compaction number), one row per run: empty when no probe is asked at a compaction."""
+    asked = any(str(p.get("at", "")).startswith("compaction:")
+                for run in runs for r in _ok(run["cases"].values()) for p in r.get("probes", []))
+    if not asked:
+        return []
+    grade = "answered" if all(run["aggregates"].get("grade") == "answered" for run in runs) else "retained"
+    tables: dict[tuple[str, int], list[tuple[str, dict]]] = defaultdict(list)
+    for run in runs:
+        for key, record in sorted(run["cases"].items()):
+            if record.get("status") != "ok":
+                continue
+            for number, row in compaction_point_rows(record, grade).items():
+                tables[(key, number)].append((point_label(run), row))
+    lines = [f"{level} Per compaction point ({grade}, probes asked just after each compaction)", ""]
+    for (case, number), rows in sorted(tables.items()):
+        lines += [f"{level}# {case}, compaction {number}", "",
+                  "| run | before message | folded | summary tokens (budget) | by kind | lost probes | "
+                  "artifact recall / precision | hallucinated paths | stale facts |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for label, row in rows:
+            kinds = ", ".join(f"{k} {p}/{t}" for k, (p, t) in row["by_kind"].items()) or "-"
+            budget = f" ({row['budget']})" if row["budget"] else ""
+            lines.append(
+                f"| {label} | {row['at']} | {row['head']} ({row['source']}) | {row['summary_tokens']}{budget} | "
+                f"{kinds} | {', '.join(row['lost']) or '-'} | {_dash(row['recall'])} / {_dash(row['precision'])} | "
+                f"{', '.join(row['hallucinated']) or '-'} | {', '.join(row['stale']) or '-'} |")
+        lines.append("")
+    return lines
+
+
+def _dash(value: Any) -> str:
+    return "-" if value is None else str(value)
