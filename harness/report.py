@@ -96,8 +96,7 @@ def aggregate(records: list[dict]) -> dict[str, Any]:
         },
         "usage": _sum_usage(r.get("usage", {}) for r in ok),
         "cost": _cost(ok),
-        "latency": _latency(timings),
-        "latency_by_model": _latency_by_model(ok),
+        "latency": {**_latency(timings), "by_model": _latency_by_model(ok)},
     }
 
 
@@ -147,7 +146,7 @@ def _latency_by_model(ok: list[dict]) -> list[dict[str, Any]]:
 
 def markdown_latency(run: dict[str, Any]) -> list[str]:
     """The latency table: harness time is always measured here; model time is labelled with its source."""
-    rows = run["aggregates"].get("latency_by_model") or []
+    rows = run["aggregates"].get("latency", {}).get("by_model") or []
     if not rows:
         return []
     cache = "on" if run["configuration"].get("cache", True) else "off"
