@@ -153,7 +153,7 @@ def cmd_cases_import(args: argparse.Namespace) -> int:
     if report.detected:
         out.print(f"--from auto chose {report.format} ({FORMATS[report.format][0]})")
     for line in report.lines():
-        out.print(line, markup=False)  # report lines hold brackets ("[no result recorded]")
+        print(line)  # as is: report lines hold brackets ("[no result recorded]") and must not wrap
     out.print(f"case written: {toml_path} and {toml_path.parent / 'session.jsonl'}; add probes to case.toml "
               f"(`compaction-harness cases probe-draft {toml_path.parent}` proposes drafts)", markup=False)
     return 0
