@@ -9,7 +9,9 @@ It reads a ModelRequest the way an LLM would and picks one of three modes:
 from __future__ import annotations
 
 import json
+import math
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -433,23 +435,159 @@ def summarize(request: ModelRequest) -> tuple[str, str]:
 
 
 # ---------------------------------------------------------------- answer mode
+#
+# A retrieval answerer: the context is cut into units (lines, sentences, tool-call arguments), each unit is
+# scored against the question by the IDF of the question words it shares, then weighted by what the question
+# asks for (a file, a value, an error, a fix, a decision, the goal, the next step) and by recency; the best few
+# units are the answer. The per-context work (units, words, document frequencies) is cached on the context,
+# since one context is asked many questions.
+
+MAX_ANSWER_UNITS = 3
+MAX_ANSWER_CHARS = 600
+MAX_UNIT_CHARS = 240
+MAX_ANSWER_PATHS = 4
+
+_Q_GOAL = re.compile(r"\b(goal|trying to (achieve|do)|being (built|added|investigated|fixed|implemented|changed|"
+                     r"refactored|migrated)|session (is )?about|what (bug|feature|task)|working on|overall)\b", re.I)
+_Q_NEXT = re.compile(r"\b(next|what now|what should (be|happen|we|i)|last (action|command|step))\b", re.I)
+_Q_REMAINING = re.compile(r"\b(still (not|to|fail|open|missing|left|pending)\w*|remain\w*|left to|not (yet )?done|"
+                          r"unimplemented|outstanding|todo)\b", re.I)
+_Q_FIX = re.compile(r"\b(how (was|were|did|is) .*\b(fix|fixed|resolv|solv|handl|address|work(ed)? around)\w*|"
+                    r"what fixed|fix for)\b", re.I)
+_Q_DECISION = re.compile(r"\b(why|chose|chosen|choose|decid\w*|decision|picked|pick|opt(ed)?|approach|"
+                         r"instead|rather|convention|implemented|handled)\b", re.I)
+_Q_FILE = re.compile(r"\b(which|what) (new )?(\w+ ){0,3}(file|files|module|modules|script|path|paths|"
+                     r"migration|package|directory|folder|component)\b|\bin which (file|package|module)\b", re.I)
+_Q_FILES_MANY = re.compile(r"\b(files|modules|paths)\b", re.I)
+_Q_VALUE = re.compile(r"\b(number only|how many|how long|which (port|version)|what (port|version|rate|line)|"
+                      r"port|version|hostname|host|url|cluster|line range|which line|at which line|on which line)\b",
+                      re.I)
+_Q_NUMBER_ONLY = re.compile(r"\bnumber only\b", re.I)
+_Q_CONSTRAINT = re.compile(r"\b(must|required?|allowed|forbid\w*|user (say|said|tell|told|want|ask)\w*|"
+                           r"rules?|never|always|should not|must not|package manager|policy|convention)\b", re.I)
+_Q_ERROR = re.compile(r"\b(errors?|exceptions?|raised?|rais\w+|fail\w*|crash\w*|complain\w*|assert\w*|report\w*|"
+                      r"broke|traceback|warn\w*|hit)\b", re.I)
+_Q_COMMAND = re.compile(r"\b(command|run|runs|ran|invocation|cli)\b", re.I)
+
+_FIX_CUES = re.compile(r"\b(fix(ed)?|fixes|resolved|solved|instead|now|switch(ed)?|changed?|use[sd]?|apply|"
+                       r"applied|moved|wrap(ped)?|replac\w+|added|handl\w+)\b", re.I)
+_NEXT_UNIT_CUES = re.compile(r"\b(next|then|i'll|i will|let's|plan|todo|remaining|still|not done|not yet|"
+                             r"left|after that|should|need to|will)\b", re.I)
+_REMAINING_UNIT_CUES = re.compile(r"\b(not done|not yet|remaining|still|left|todo|open|pending|failing|fail(ed|s)?|"
+                                  r"not started|follow-up)\b", re.I)
+_STATUS_CUES = re.compile(r"^(remaining|still open|not done|not yet done|todo|next step|next|follow-up|open)\b|"
+                          r"\b(remaining|still open|not started|not done yet)\b", re.I)
+_ASSERT_LINE = re.compile(r"\b(want|wanted|expected|got|assert\w*|should (be|equal|have))\b", re.I)
+_INTENT_WORDS = frozenset(_stem(w) for w in ("fix", "fixed", "resolve", "resolved", "solve", "solved", "handled",
+                                             "handle", "next", "report", "reported", "error", "raise", "raised"))
+_PAST_CLAUSE = re.compile(r"\b(from|was|were|old|previous(ly)?|no longer|drained|deprecated|collides?|goes away|"
+                          r"instead of|rather than|used to|earlier|before)\b", re.I)
+_CLAUSE_SPLIT = re.compile(r"\s*(?:[;—]|,\s+|\s+\(|\)\s*|:\s+(?=[a-z])|\s(?=because\b|since\b|as\b))\s*")
+_VALUE = re.compile(r"(?<![\w.])v?\d[\w.:%/-]*")
+_HAS_DIGIT = re.compile(r"\d")
+_CODE_LINE = re.compile(r"^\s*(\d+[:\s-]|[│├└]|[{}()\[\];]+$)")
+_GENERIC_Q = frozenset(_stem(w) for w in (
+    "file", "files", "what", "which", "why", "how", "happen", "step", "thing", "agent", "done", "new", "kind",
+    "part", "two", "three", "first", "did", "get", "got", "made", "make", "need", "needs", "way"))
 
 
-def _context_units(request: ModelRequest) -> tuple[list[str], set[int]]:
-    """The lines/sentences of the context, and which of them were said (system, user, assistant text)
-    rather than printed by a tool: only said values can supersede each other."""
+@dataclass
+class _Context:
+    units: list[str]
+    roles: list[str]  # system / user / assistant / tool / call
+    messages: list[int]
+    said: list[bool]
+    words: list[frozenset[str]]
+    lengths: list[int]
+    postings: dict[str, list[int]]
+    stale: set[int]
+    first_user: int  # message index of the first user message
+    avg_length: float
+    code: list[bool]
+    parent: list[int]  # for a tool result's units: the message that made the call; else the unit's own message
+    by_message: dict[int, list[int]]
+    errorish: list[bool]
+
+
+def _call_units(call) -> tuple[list[str], list[str]]:
+    """A tool call as a short header ('bash: pytest -q') and the lines of its long arguments."""
+    short: list[str] = []
+    long_lines: list[str] = []
+    for key, value in sorted(call.arguments.items()):
+        text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+        if len(text) <= 200 and "\n" not in text:
+            short.append(f"{key}={text}")
+        else:
+            long_lines.append(text)
+    header = f"{call.name}: " + ", ".join(short) if short else call.name
+    return [header], long_lines
+
+
+def _message_key(message: ChatMessage) -> tuple:
+    calls = tuple((c.id, c.name, json.dumps(c.arguments, sort_keys=True)) for c in message.tool_calls)
+    return (message.role, message.content, message.tool_call_id, calls)
+
+
+_CONTEXTS: dict[tuple, _Context] = {}
+_CONTEXTS_LOCK = threading.Lock()
+
+
+def _context(request: ModelRequest) -> _Context:
+    """The analysed context, cached on its content: each context is asked many questions."""
+    key = (request.system or "", tuple(_message_key(m) for m in request.messages[:-1]))
+    with _CONTEXTS_LOCK:
+        found = _CONTEXTS.get(key)
+    if found is None:
+        found = _build_context(request)
+        with _CONTEXTS_LOCK:
+            while len(_CONTEXTS) >= 8:
+                _CONTEXTS.pop(next(iter(_CONTEXTS)))
+            _CONTEXTS[key] = found
+    return found
+
+
+def _build_context(request: ModelRequest) -> _Context:
     units: list[str] = []
-    said: set[int] = set()
-    texts = [(request.system or "", True)]
-    for message in request.messages[:-1]:
-        texts.append((message.content, message.role != "tool"))
-        texts += [(f"{c.name}({json.dumps(c.arguments, sort_keys=True)})", False) for c in message.tool_calls]
-    for text, spoken in texts:
-        start = len(units)
-        units.extend(_units_of(text))
-        if spoken:
-            said.update(range(start, len(units)))
-    return units, said
+    roles: list[str] = []
+    messages: list[int] = []
+    texts: list[tuple[str, str, int]] = [(request.system or "", "system", -1)]
+    first_user = -1
+    caller: dict[str, int] = {}
+    parents: dict[int, int] = {}
+    for index, message in enumerate(request.messages[:-1]):
+        if message.role == "user" and first_user < 0:
+            first_user = index
+        for call in message.tool_calls:
+            caller[call.id] = index
+        if message.role == "tool":
+            parents[index] = caller.get(message.tool_call_id or "", index - 1)
+        texts.append((message.content, message.role, index))
+        for call in message.tool_calls:
+            headers, long_lines = _call_units(call)
+            texts += [(h, "call", index) for h in headers]
+            texts += [(t, "tool", index) for t in long_lines]
+    for text, role, index in texts:
+        found = _units_of(text) if role != "call" else (text,)
+        units.extend(found)
+        roles.extend([role] * len(found))
+        messages.extend([index] * len(found))
+    words = [content_words(u) for u in units]
+    postings: dict[str, list[int]] = {}
+    for position, ws in enumerate(words):
+        for w in ws:
+            postings.setdefault(w, []).append(position)
+    said = [r in ("system", "user", "assistant") for r in roles]
+    lengths = [len(ws) for ws in words]
+    stale = _superseded(units, {i for i, s in enumerate(said) if s and roles[i] != "system"})
+    code = [not s and bool(_CODE_LINE.match(u)) for s, u in zip(said, units)]
+    parent = [parents.get(m, m) if r == "tool" else m for r, m in zip(roles, messages)]
+    by_message: dict[int, list[int]] = {}
+    for position, message in enumerate(messages):
+        by_message.setdefault(message, []).append(position)
+    errorish = [bool(_TYPED_ERROR.search(u) or _ERROR_LINE.search(u) or (r == "tool" and _ASSERT_LINE.search(u)))
+                for u, r in zip(units, roles)]
+    return _Context(units, roles, messages, said, words, lengths, postings, stale, first_user,
+                    (sum(lengths) / len(lengths)) if lengths else 1.0, code, parent, by_message, errorish)
 
 
 @lru_cache(maxsize=16384)
@@ -482,43 +620,244 @@ def _superseded(units: list[str], said: set[int]) -> set[int]:
     return stale
 
 
+@dataclass
+class _Ask:
+    goal: bool
+    next: bool
+    remaining: bool
+    fix: bool
+    decision: bool
+    file: bool
+    files_many: bool
+    value: bool
+    number_only: bool
+    constraint: bool
+    error: bool
+    command: bool
+    recency: bool
+
+
+def _ask(question: str) -> _Ask:
+    fix = bool(_Q_FIX.search(question))
+    nxt = bool(_Q_NEXT.search(question))
+    return _Ask(
+        goal=bool(_Q_GOAL.search(question)), next=nxt, remaining=bool(_Q_REMAINING.search(question)),
+        fix=fix, decision=bool(_Q_DECISION.search(question)) and not fix,
+        file=bool(_Q_FILE.search(question)), files_many=bool(_Q_FILES_MANY.search(question)),
+        value=bool(_Q_VALUE.search(question)), number_only=bool(_Q_NUMBER_ONLY.search(question)),
+        constraint=bool(_Q_CONSTRAINT.search(question)), error=bool(_Q_ERROR.search(question)) and not fix,
+        command=bool(_Q_COMMAND.search(question)), recency=bool(_RECENCY_CUES.search(question)) or nxt,
+    )
+
+
+def _score_units(ctx: _Context, wanted: frozenset[str], ask: _Ask) -> list[tuple[float, int]]:
+    total = len(ctx.units)
+    idf = {w: math.log(1.0 + total / len(ctx.postings[w])) for w in sorted(wanted)
+           if w in ctx.postings}
+    for w in _GENERIC_Q:
+        if w in idf:
+            idf[w] *= 0.3
+    for w in _INTENT_WORDS:  # "how was it fixed": the word 'fixed' is the kind of answer, not its topic
+        if w in idf and (ask.fix or ask.next or ask.error):
+            idf[w] *= 0.3
+    scores: dict[int, float] = {}
+    for w, weight in sorted(idf.items()):
+        for position in ctx.postings[w]:
+            scores[position] = scores.get(position, 0.0) + weight
+    # A goal question and a next-step question are about the session as a whole: every user/assistant unit
+    # is a candidate even with no word in common.
+    if ask.goal:
+        for rank, position in enumerate(ctx.by_message.get(ctx.first_user, ())):
+            scores[position] = scores.get(position, 0.0) + (1.5 if rank == 0 else 0.7)
+    if ask.next or ask.remaining:
+        for position in range(max(0, total - 3000), total):
+            if ctx.said[position] and ctx.roles[position] != "system" and _NEXT_UNIT_CUES.search(ctx.units[position]):
+                scores.setdefault(position, 0.5)
+    # A sentence is read with its message: "Use 1200 per batch instead." answers a question about the backfill
+    # when the sentence before it is about the backfill.
+    own = dict(scores)
+    for position, score in own.items():
+        if not ctx.said[position] or ctx.roles[position] == "system":
+            continue
+        siblings = ctx.by_message.get(ctx.messages[position], ())
+        if len(siblings) > 12:
+            continue
+        for sibling in siblings:
+            if sibling != position and ctx.said[sibling]:
+                scores[sibling] = scores.get(sibling, 0.0) + 0.35 * score
+    if ask.fix or ask.decision:
+        # What the agent says right after an error is its diagnosis and fix.
+        best_error: dict[int, float] = {}
+        for position, score in own.items():
+            if ctx.roles[position] == "tool" and ctx.errorish[position]:
+                best_error[ctx.messages[position]] = max(best_error.get(ctx.messages[position], 0.0), score)
+        for message, lent in sorted(best_error.items(), key=lambda kv: (-kv[1], -kv[0]))[:20]:
+            for follow in (message + 1, message + 3):
+                for position in ctx.by_message.get(follow, ()):
+                    if ctx.roles[position] == "assistant":
+                        scores[position] = scores.get(position, 0.0) + 0.5 * lent
+    # What the agent said about a step lends its score to the step's tool call and output: "Running the CLI
+    # tests." makes the error printed by that run, and the path the next edit touched, answers.
+    best_said: dict[int, float] = {}
+    for position, score in scores.items():
+        if ctx.roles[position] in ("assistant", "call"):
+            message = ctx.messages[position]
+            best_said[message] = max(best_said.get(message, 0.0), score)
+    top_messages = sorted(best_said.items(), key=lambda kv: (-kv[1], -kv[0]))[:40]
+    for message, lent in top_messages:
+        for position in ctx.by_message.get(message, ()):
+            if ctx.roles[position] == "call":
+                scores[position] = scores.get(position, 0.0) + 0.6 * lent
+        for result in (message + 1, message + 2):
+            positions = ctx.by_message.get(result, ())
+            short = len(positions) <= 30
+            for position in positions:
+                if ctx.roles[position] != "tool" or ctx.parent[position] != message:
+                    continue
+                if ask.error and ctx.errorish[position]:
+                    share = 0.7
+                elif not short:
+                    continue
+                elif ask.value and _HAS_DIGIT.search(ctx.units[position]):
+                    share = 0.4
+                else:
+                    share = 0.25
+                scores[position] = scores.get(position, 0.0) + share * lent
+    scored: list[tuple[float, int]] = []
+    for position, score in scores.items():
+        unit = ctx.units[position]
+        role = ctx.roles[position]
+        norm = 1.0 - 0.4 + 0.4 * ctx.lengths[position] / ctx.avg_length
+        score /= max(norm, 0.5) ** 0.5
+        if ctx.said[position]:
+            score *= 0.6 if role == "system" else 1.3
+        if ctx.code[position]:
+            score *= 0.5
+        if position in ctx.stale:  # a value restated later is out of date
+            score *= 0.15 if ask.recency else 0.3
+        if ask.recency or ask.value:  # a later stated value replaces an earlier one
+            score *= 1.0 + (0.6 if ctx.said[position] else 0.3) * position / total
+        if (ask.recency or ask.value) and ctx.said[position] and _UPDATE_CUES.search(unit):
+            score *= 1.4
+        if ask.goal:
+            if role == "user":
+                score *= 4.0 if ctx.messages[position] == ctx.first_user else 1.2
+            else:
+                score *= 0.7 if role == "assistant" else 0.3
+        if ask.constraint and not ask.goal:
+            score *= 2.0 if role == "user" else (1.0 if role == "system" else 0.7)
+        if ask.error:
+            if not ctx.said[position] and (_TYPED_ERROR.search(unit) or _ERROR_LINE.search(unit)):
+                score *= 2.5
+            elif _TYPED_ERROR.search(unit):
+                score *= 1.6
+        if ask.fix:
+            if ctx.said[position] and role == "assistant" and _FIX_CUES.search(unit):
+                score *= 2.0
+            elif role in ("tool", "call") and _ERROR_LINE.search(unit):
+                score *= 0.5
+        if ask.decision and role == "assistant" and (_DECISION_CUES.search(unit) or "because" in unit.lower()):
+            score *= 2.0
+        if ask.file:
+            score *= 1.8 if _PATH.search(unit) else 0.6
+        if ask.value and not ask.file:
+            score *= 1.5 if _HAS_DIGIT.search(unit) else 0.7
+        if ask.command and role == "call":
+            score *= 1.5
+        if ask.next or ask.remaining:
+            cues = _REMAINING_UNIT_CUES if ask.remaining else _NEXT_UNIT_CUES
+            if ctx.said[position] and role != "system":
+                cue = 3.0 if _STATUS_CUES.search(unit) else (1.6 if cues.search(unit) else 1.0)
+                score *= cue * (1.0 + 2.0 * position / total) * (1.3 if role == "assistant" else 1.0)
+            else:
+                score *= 0.3
+        scored.append((score, position))
+    scored.sort(key=lambda pair: (-pair[0], -pair[1]))  # ties go to the later unit
+    return scored
+
+
+def _clip_around(unit: str, wanted: frozenset[str], limit: int = MAX_UNIT_CHARS) -> str:
+    """The unit, or for a long one the window around its first question word."""
+    unit = " ".join(unit.split())
+    if len(unit) <= limit:
+        return unit
+    lower = unit.lower()
+    hits = [lower.find(w) for w in sorted(wanted) if len(w) > 2 and lower.find(w) >= 0]
+    start = max(0, min(hits) - limit // 3) if hits else 0
+    piece = unit[start:start + limit]
+    return ("…" if start else "") + piece + ("…" if start + limit < len(unit) else "")
+
+
+def _current_clauses(unit: str) -> str:
+    """For a question about a current value: drop the clauses of the unit that state the old one."""
+    clauses = [c for c in _CLAUSE_SPLIT.split(unit) if c and c.strip()]
+    if len(clauses) < 2:
+        return unit
+    kept = [c for c in clauses if not _PAST_CLAUSE.search(c)]
+    return "; ".join(kept) if kept else unit
+
+
+def _value_of(unit: str, wanted: frozenset[str]) -> str | None:
+    """The value a 'number only' question asks for: the number nearest after a question word."""
+    values = [(m.start(), m.group(0).rstrip(".,;:")) for m in _VALUE.finditer(unit)]
+    if not values:
+        return None
+    lower = unit.lower()
+    anchors = [m.end() for w in sorted(wanted) for m in re.finditer(re.escape(w), lower)]
+    if not anchors:
+        return values[-1][1]
+    return min(values, key=lambda v: min((v[0] - a) if v[0] >= a else 3 * (a - v[0]) for a in anchors))[1]
+
+
 def answer(request: ModelRequest) -> tuple[str, str]:
     question = _last_user(request)
     if question is None:
         return "I don't know.", "stop"
-    wanted = content_words(question.content)
-    units, said = _context_units(request)
-    if not wanted or not units:
+    text_q = question.content.rsplit("Question:", 1)[-1]
+    wanted = content_words(text_q)
+    ctx = _context(request)
+    if not ctx.units:
         return "I don't know.", "stop"
-    unit_words = [content_words(u) for u in units]
-    # Rarer words carry more weight: a port number beats "server".
-    frequency: dict[str, int] = {}
-    for words in unit_words:
-        for word in words & wanted:
-            frequency[word] = frequency.get(word, 0) + 1
-    recency = bool(_RECENCY_CUES.search(question.content))
-    about_error = bool(_ERROR_QUESTION.search(question.content))
-    stale = _superseded(units, said)
-    scored: list[tuple[float, int]] = []
-    for position, words in enumerate(unit_words):
-        # sorted: float sums must not depend on set order (string hashing is randomised per process)
-        overlap = sum(1.0 / frequency[w] ** 0.5 for w in sorted(words & wanted))
-        if overlap <= 0:
-            continue
-        if position in stale:  # a value restated later is most likely out of date
-            overlap *= 0.3 if recency else 0.6
-        if recency:
-            overlap *= 1.0 + 0.5 * position / len(units)
-            if _UPDATE_CUES.search(units[position]):  # "update: ... after all" restates a value
-                overlap *= 1.5
-        if about_error and _TYPED_ERROR.search(units[position]):  # the error line itself, not talk about it
-            overlap *= 2.0
-        scored.append((overlap, position))
+    ask = _ask(text_q)
+    scored = _score_units(ctx, wanted, ask)
     if not scored:
         return "I don't know.", "stop"
-    scored.sort(key=lambda pair: (-pair[0], -pair[1]))  # ties go to the later line
-    best = [units[position] for _, position in scored[: 1 if recency else 3]]
-    text = "\n".join(_clip(line) for line in best)
+    limit = 1 if (ask.recency and ask.value) or ask.number_only else MAX_ANSWER_UNITS
+    chosen: list[int] = []
+    seen: set[str] = set()
+    for _, position in scored:
+        key = " ".join(ctx.units[position].lower().split())
+        if key in seen:
+            continue
+        seen.add(key)
+        chosen.append(position)
+        if len(chosen) >= limit:
+            break
+    lines: list[str] = []
+    if ask.number_only:
+        unit = ctx.units[chosen[0]]
+        value = _value_of(_current_clauses(unit), wanted) or _value_of(unit, wanted)
+        if value:
+            lines.append(value)
+    if not lines:
+        for position in chosen:
+            unit = ctx.units[position]
+            if ask.recency and ask.value:
+                unit = _current_clauses(unit)
+            lines.append(_clip_around(unit, wanted))
+    if ask.file:
+        paths: list[str] = []
+        for _, position in scored[:8]:
+            for path in _PATH.findall(ctx.units[position]):
+                path = path.strip("`'\",;:()")
+                if "/" in path and path not in paths and not path.startswith(("http", "//")):
+                    paths.append(path)
+        paths = paths[: MAX_ANSWER_PATHS if ask.files_many else 2]
+        if paths:
+            lines.insert(0, "Files: " + ", ".join(paths))
+    text = "\n".join(lines)
+    if len(text) > MAX_ANSWER_CHARS:
+        text = text[: MAX_ANSWER_CHARS - 1].rstrip() + "…"
     tokens = _tokens.encode(text)
     if len(tokens) > request.max_output_tokens:
         return _tokens.decode(tokens[: request.max_output_tokens]), "length"
