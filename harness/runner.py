@@ -83,7 +83,8 @@ class RunConfig:
 
 @dataclass
 class Clients:
-    """One client per model spec within a case, so a cassette file has one writer."""
+    """One client per model spec within a case, so a cassette file has one writer. A repeat of a case
+    (`--repeat`) is a separate sample with its own cassette (`<case>.r1`), replayed as recorded."""
 
     config: RunConfig
     case_id: str
@@ -134,7 +135,7 @@ def policy_config(case: Case, config: RunConfig) -> PolicyConfig:
 
 def evaluate_case(case: Case, config: RunConfig, repeat: int = 0) -> dict[str, Any]:
     started = time.perf_counter()
-    clients = Clients(config, case.id)
+    clients = Clients(config, case.id if not repeat else f"{case.id}.r{repeat}")
     try:
         summarizer = Folding(ModelSummarizer(clients.get(config.summarizer_spec),
                                              check_spec(config.summarizer_spec).model, cache=config.cache,

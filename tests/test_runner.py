@@ -148,6 +148,7 @@ def test_judge_repeat_and_concurrency(tmp_path):
     graded = run["cases"]["a"]["probes"][0]["conditions"]["full"]
     assert graded["judged"] in range(6) and graded["judge_reason"]
     assert (tmp_path / "cassettes" / "a" / "openai-gpt-5-emulator.json").exists()
+    assert (tmp_path / "cassettes" / "a.r1" / "openai-gpt-5-emulator.json").exists()  # one writer per file
     # the same run one case at a time gives the same outcomes
     serial = run_cases(cases, config, RunFolder(tmp_path / "serial"), run_id="r", repeat=2)
     assert strip_volatile(serial["cases"]) == strip_volatile(run["cases"])
