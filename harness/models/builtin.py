@@ -52,7 +52,8 @@ _DECISION_CUES = re.compile(r"\b(decided|decide|decision|instead|chose|choose|go
 _NEXT_CUES = re.compile(r"\b(next|i'll|i will|let's|let us|plan|todo|then i|remaining|still need|will now)\b", re.I)
 _PROGRESS_CUES = re.compile(r"\b(done|fixed|implemented|added|passes|passing|completed|created|updated|"
                             r"finished|works|working now|resolved|merged)\b", re.I)
-_UPDATE_CUES = re.compile(r"\b(update|updated|actually|after all|instead|changed?|no longer|switch(ed)? to|now)\b", re.I)
+_UPDATE_CUES = re.compile(r"\b(update|updated|actually|after all|instead|changed?|no longer|switch(ed)? to|now|"
+                          r"correction|change of plan|moved|renamed|bump(ed)?)\b", re.I)
 _ERROR_QUESTION = re.compile(r"\b(error|errors|exception|raise[sd]?|fail(ed|s|ing|ure)?|broke|crash(ed)?)\b", re.I)
 _TYPED_ERROR = re.compile(r"\b[\w.]*(Error|Exception)\b:")
 _RECENCY_CUES = re.compile(r"\b(now|current|currently|latest|still|final|last)\b", re.I)
@@ -89,7 +90,7 @@ _CAMEL = re.compile(r"([a-z])([A-Z])")
 _JOINERS = re.compile(r"[./:-]")
 
 
-@lru_cache(maxsize=65536)  # the same context lines are scored for every probe
+@lru_cache(maxsize=262144)  # the same context lines are scored for every probe
 def content_words(text: str) -> frozenset[str]:
     """Lower-cased words with stopwords removed; identifiers and paths also contribute their parts."""
     words: set[str] = set()
@@ -459,9 +460,11 @@ _Q_DECISION = re.compile(r"\b(why|chose|chosen|choose|decid\w*|decision|picked|p
 _Q_FILE = re.compile(r"\b(which|what) (new )?(\w+ ){0,3}(file|files|module|modules|script|path|paths|"
                      r"migration|package|directory|folder|component)\b|\bin which (file|package|module)\b", re.I)
 _Q_FILES_MANY = re.compile(r"\b(files|modules|paths)\b", re.I)
-_Q_VALUE = re.compile(r"\b(number only|how many|how long|which (port|version)|what (port|version|rate|line)|"
-                      r"port|version|hostname|host|url|cluster|line range|which line|at which line|on which line)\b",
-                      re.I)
+_Q_VALUE = re.compile(r"\b(number only|how many|how long|port|version|hostname|host|url|cluster|line range|"
+                      r"(which|what)( [\w'-]+){0,4} (rate|limit|cap|size|timeout|keepalive|queue|count|id|line|"
+                      r"offsets?|schedule|interval))\b", re.I)
+_Q_CURRENT = re.compile(r"\b(should (we |i |the \w+ )?(be )?(use|used|using)|should \w+ use|must \w+ (use|listen))\b",
+                        re.I)
 _Q_NUMBER_ONLY = re.compile(r"\bnumber only\b", re.I)
 _Q_CONSTRAINT = re.compile(r"\b(must|required?|allowed|forbid\w*|user (say|said|tell|told|want|ask)\w*|"
                            r"rules?|never|always|should not|must not|package manager|policy|convention)\b", re.I)
@@ -485,7 +488,7 @@ _PAST_CLAUSE = re.compile(r"\b(from|was|were|old|previous(ly)?|no longer|drained
 _CLAUSE_SPLIT = re.compile(r"\s*(?:[;—]|,\s+|\s+\(|\)\s*|:\s+(?=[a-z])|\s(?=because\b|since\b|as\b))\s*")
 _VALUE = re.compile(r"(?<![\w.])v?\d[\w.:%/-]*")
 _HAS_DIGIT = re.compile(r"\d")
-_CODE_LINE = re.compile(r"^\s*(\d+[:\s-]|[│├└]|[{}()\[\];]+$)")
+_CODE_LINE = re.compile(r"^\s*(\d+[:\s-]|[0-9a-f]{7,40}\s|[│├└]|[{}()\[\];]+$)")
 _GENERIC_Q = frozenset(_stem(w) for w in (
     "file", "files", "what", "which", "why", "how", "happen", "step", "thing", "agent", "done", "new", "kind",
     "part", "two", "three", "first", "did", "get", "got", "made", "make", "need", "needs", "way"))
@@ -579,15 +582,33 @@ def _build_context(request: ModelRequest) -> _Context:
     said = [r in ("system", "user", "assistant") for r in roles]
     lengths = [len(ws) for ws in words]
     stale = _superseded(units, {i for i, s in enumerate(said) if s and roles[i] != "system"})
-    code = [not s and bool(_CODE_LINE.match(u)) for s, u in zip(said, units)]
+    flags = [_tool_flags(u) if not s else (False, False) for s, u in zip(said, units)]
+    code = [f[1] for f in flags]
     parent = [parents.get(m, m) if r == "tool" else m for r, m in zip(roles, messages)]
     by_message: dict[int, list[int]] = {}
     for position, message in enumerate(messages):
         by_message.setdefault(message, []).append(position)
-    errorish = [bool(_TYPED_ERROR.search(u) or _ERROR_LINE.search(u) or (r == "tool" and _ASSERT_LINE.search(u)))
-                for u, r in zip(units, roles)]
+    errorish = [f[0] if not s else _said_error(u) for f, s, u in zip(flags, said, units)]
     return _Context(units, roles, messages, said, words, lengths, postings, stale, first_user,
                     (sum(lengths) / len(lengths)) if lengths else 1.0, code, parent, by_message, errorish)
+
+
+_ERROR_HINTS = ("rror", "xception", "fail", "fatal", "panic", "want", "expect", "got", "assert", "should",
+                "traceback", "enoent", "refused", "denied", "timeout", "timed out")
+
+
+@lru_cache(maxsize=262144)
+def _tool_flags(unit: str) -> tuple[bool, bool]:
+    """(looks like an error or a failed assertion, looks like a code/listing line) for a printed unit."""
+    lower = unit.lower()
+    errorish = any(h in lower for h in _ERROR_HINTS) and bool(
+        _TYPED_ERROR.search(unit) or _ERROR_LINE.search(unit) or _ASSERT_LINE.search(unit))
+    return errorish, bool(_CODE_LINE.match(unit))
+
+
+@lru_cache(maxsize=65536)
+def _said_error(unit: str) -> bool:
+    return bool(_TYPED_ERROR.search(unit) or _ERROR_LINE.search(unit))
 
 
 @lru_cache(maxsize=16384)
@@ -646,7 +667,8 @@ def _ask(question: str) -> _Ask:
         file=bool(_Q_FILE.search(question)), files_many=bool(_Q_FILES_MANY.search(question)),
         value=bool(_Q_VALUE.search(question)), number_only=bool(_Q_NUMBER_ONLY.search(question)),
         constraint=bool(_Q_CONSTRAINT.search(question)), error=bool(_Q_ERROR.search(question)) and not fix,
-        command=bool(_Q_COMMAND.search(question)), recency=bool(_RECENCY_CUES.search(question)) or nxt,
+        command=bool(_Q_COMMAND.search(question)),
+        recency=bool(_RECENCY_CUES.search(question) or _Q_CURRENT.search(question)) or nxt,
     )
 
 
@@ -736,7 +758,7 @@ def _score_units(ctx: _Context, wanted: frozenset[str], ask: _Ask) -> list[tuple
         if position in ctx.stale:  # a value restated later is out of date
             score *= 0.15 if ask.recency else 0.3
         if ask.recency or ask.value:  # a later stated value replaces an earlier one
-            score *= 1.0 + (0.6 if ctx.said[position] else 0.3) * position / total
+            score *= 1.0 + (1.2 if ctx.said[position] else 0.3) * position / total
         if (ask.recency or ask.value) and ctx.said[position] and _UPDATE_CUES.search(unit):
             score *= 1.4
         if ask.goal:
@@ -760,6 +782,8 @@ def _score_units(ctx: _Context, wanted: frozenset[str], ask: _Ask) -> list[tuple
             score *= 2.0
         if ask.file:
             score *= 1.8 if _PATH.search(unit) else 0.6
+            if role == "call" and _tool_action(unit.split(":", 1)[0]) in ("edited", "created"):
+                score *= 1.5
         if ask.value and not ask.file:
             score *= 1.5 if _HAS_DIGIT.search(unit) else 0.7
         if ask.command and role == "call":
@@ -790,11 +814,27 @@ def _clip_around(unit: str, wanted: frozenset[str], limit: int = MAX_UNIT_CHARS)
 
 def _current_clauses(unit: str) -> str:
     """For a question about a current value: drop the clauses of the unit that state the old one."""
-    clauses = [c for c in _CLAUSE_SPLIT.split(unit) if c and c.strip()]
-    if len(clauses) < 2:
+    pieces: list[str] = []
+    last = 0
+    for match in _CLAUSE_SPLIT.finditer(unit):
+        pieces.append(unit[last:match.start()])
+        pieces.append(match.group(0))
+        last = match.end()
+    pieces.append(unit[last:])
+    clauses = pieces[0::2]
+    if sum(1 for c in clauses if c.strip()) < 2:
         return unit
-    kept = [c for c in clauses if not _PAST_CLAUSE.search(c)]
-    return "; ".join(kept) if kept else unit
+    keep = [bool(c.strip()) and not _PAST_CLAUSE.search(c) for c in clauses]
+    if not any(keep) or all(keep or not c.strip() for keep, c in zip(keep, clauses)):
+        return unit
+    out: list[str] = []
+    for index, clause in enumerate(clauses):
+        if keep[index]:
+            if out and index > 0:
+                out.append(pieces[2 * index - 1])
+            out.append(clause)
+    text = "".join(out).strip(" ,;:—(")
+    return text if text and (_VALUE.search(text) or not _VALUE.search(unit)) else unit
 
 
 def _value_of(unit: str, wanted: frozenset[str]) -> str | None:
@@ -823,6 +863,9 @@ def answer(request: ModelRequest) -> tuple[str, str]:
     if not scored:
         return "I don't know.", "stop"
     limit = 1 if (ask.recency and ask.value) or ask.number_only else MAX_ANSWER_UNITS
+    current = ask.recency and ask.value
+    if ask.value and any(position in ctx.stale for _, position in scored[:MAX_ANSWER_UNITS]):
+        limit, current = 1, True  # an earlier value for the same thing is in the running: give only the best
     chosen: list[int] = []
     seen: set[str] = set()
     for _, position in scored:
@@ -842,7 +885,7 @@ def answer(request: ModelRequest) -> tuple[str, str]:
     if not lines:
         for position in chosen:
             unit = ctx.units[position]
-            if ask.recency and ask.value:
+            if current:
                 unit = _current_clauses(unit)
             lines.append(_clip_around(unit, wanted))
     if ask.file:
