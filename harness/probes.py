@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from harness.cases import Probe
@@ -41,17 +42,29 @@ class Match:
     regex_ok: bool = True
 
 
-def match(text: str, probe: Probe, *, check_none: bool = True, check_regex: bool = True) -> Match:
-    haystack = normalise(text)
+class Text:
+    """A text to match probes against, normalised once: a long context is asked many questions."""
+
+    def __init__(self, raw: str):
+        self.raw = raw
+
+    @cached_property
+    def normalised(self) -> str:
+        return normalise(self.raw)
+
+
+def match(text: str | Text, probe: Probe, *, check_none: bool = True, check_regex: bool = True) -> Match:
+    text = text if isinstance(text, Text) else Text(text)
+    haystack = text.normalised
     missing = tuple(item[0] for item in probe.all if not any(normalise(a) in haystack for a in item))
     forbidden = tuple(n for n in probe.none if normalise(n) in haystack) if check_none else ()
     regex_ok = True
     if check_regex and probe.regex is not None:
-        regex_ok = re.search(probe.regex, text, re.IGNORECASE | re.MULTILINE) is not None
+        regex_ok = re.search(probe.regex, text.raw, re.IGNORECASE | re.MULTILINE) is not None
     return Match(not missing and not forbidden and regex_ok, missing, forbidden, regex_ok)
 
 
-def retained(context_text: str, probe: Probe) -> Match:
+def retained(context_text: str | Text, probe: Probe) -> Match:
     """Facts present in the context itself. Superseded values are expected in a history, so `none` does
     not apply here; a regex only when it is the probe's sole matcher (regexes usually shape answers)."""
     return match(context_text, probe, check_none=False, check_regex=not probe.all)
@@ -135,7 +148,7 @@ class Grade:
 
 
 def grade(condition: Condition, probe: Probe, answerer: ModelClient | None, answerer_model: str,
-          judge: ModelClient | None = None, judge_model: str = "", context_text: str | None = None) -> Grade:
+          judge: ModelClient | None = None, judge_model: str = "", context_text: Text | None = None) -> Grade:
     kept = retained(context_text if context_text is not None else condition.text(), probe).passed
     if answerer is None:
         return Grade(kept, None, None, (), ())

@@ -20,7 +20,7 @@ from harness.errors import HarnessError
 from harness.metrics import age_bucket, check_summary
 from harness.models.base import ModelClient, check_spec, open_client
 from harness.policy import PolicyConfig, make_policy
-from harness.probes import CONDITIONS, conditions, grade
+from harness.probes import CONDITIONS, Text, conditions, grade
 from harness.results import SCHEMA_VERSION, RunFolder, git_commit, harness_version, now, rebuild_run
 from harness.summarizer import SECTIONS, ModelSummarizer, SummaryInput, SummaryResult
 
@@ -174,7 +174,7 @@ def evaluate_case(case: Case, config: RunConfig, repeat: int = 0) -> dict[str, A
 def grade_probes(case: Case, replay: Replay, answerer: ModelClient, answerer_model: str,
                  judge: ModelClient | None, judge_model: str) -> list[dict[str, Any]]:
     results = []
-    texts: dict[tuple[str, str], str] = {}
+    texts: dict[tuple[str, str], Text] = {}
     for probe in case.probes:
         snapshot = replay.snapshots.get(probe.at)
         if snapshot is None:
@@ -185,7 +185,7 @@ def grade_probes(case: Case, replay: Replay, answerer: ModelClient, answerer_mod
         for name, condition in conditions(case.session, snapshot).items():
             key = (probe.at, name)
             if key not in texts:
-                texts[key] = condition.text()
+                texts[key] = Text(condition.text())
             grades[name] = grade(condition, probe, answerer, answerer_model, judge, judge_model, texts[key])
         full = grades["full"]
         valid = full.answered if full.answered is not None else full.retained
