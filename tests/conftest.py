@@ -1,6 +1,12 @@
-"""Shared test set-up: benchmarks run for real only when their folder is asked for by name."""
+"""Shared test set-up: no test touches the network or sees real keys; benchmarks run for real only when
+their folder is asked for by name."""
 
+import socket
 from pathlib import Path
+
+import pytest
+
+KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
 BENCHMARKS = Path(__file__).parent / "benchmarks"
 STORAGE = Path(__file__).parents[1] / "results" / "benchmarks"
@@ -15,3 +21,38 @@ def pytest_configure(config):
         config.option.benchmark_autosave = True
         if config.option.benchmark_storage == "file://./.benchmarks":
             config.option.benchmark_storage = f"file://{STORAGE}"
+
+
+@pytest.fixture(autouse=True)
+def no_network(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every socket connection fails, except loopback for tests that ask for the `loopback` fixture."""
+    if request.node.get_closest_marker("live"):
+        return
+    allow_loopback = "loopback" in request.fixturenames
+    real_connect = socket.socket.connect
+
+    def guarded_connect(self: socket.socket, address: object) -> None:
+        host = address[0] if isinstance(address, tuple) else address
+        if allow_loopback and host in ("127.0.0.1", "::1", "localhost"):
+            return real_connect(self, address)
+        raise OSError(f"network blocked in tests: connect to {address!r}")
+
+    real_getaddrinfo = socket.getaddrinfo
+
+    def guarded_getaddrinfo(host: object, *args: object, **kwargs: object):  # no DNS queries either
+        if allow_loopback and host in ("127.0.0.1", "::1", "localhost"):
+            return real_getaddrinfo(host, *args, **kwargs)
+        raise socket.gaierror(f"network blocked in tests: resolve {host!r}")
+
+    monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", lambda self, address: guarded_connect(self, address))
+    for variable in KEY_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+
+
+@pytest.fixture
+def loopback() -> None:
+    """Marks a test as allowed to connect to 127.0.0.1 (and nothing else)."""
+
+
