@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
@@ -383,8 +384,9 @@ def _check_key(spec: str, config: RunConfig) -> None:
 
 def default_run_id(config: RunConfig, label: str | None) -> str:
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    name = label or f"{config.policy}-{config.model.replace(':', '_').replace('/', '_').replace('@', '_')}"
-    return f"{stamp}-{name}"
+    parts = [config.policy, config.model] + ([config.summarizer] if config.summarizer != "same" else [])
+    name = label or "-".join(parts)
+    return f"{stamp}-{re.sub(r'[^A-Za-z0-9._-]+', '_', name)}"
 
 
 def results_path(out: str | None, run_id: str) -> Path:
