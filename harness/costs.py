@@ -20,8 +20,6 @@ run's own events: see `measured_rows`.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
@@ -31,10 +29,11 @@ from harness.errors import HarnessError
 from harness.models import _tokens
 from harness.models.anthropic import message_params
 from harness.models.base import ChatMessage, ModelRequest, Usage
-from harness.models.emulator import AnthropicBreakpointCache, CacheBlock, OpenAIPrefixCache, _text_of
+from harness.models.emulator import (AnthropicBreakpointCache, OpenAIPrefixCache, anthropic_blocks,
+                                     openai_prompt_tokens)
 from harness.models.openai import chat_params
 from harness.models.pricing import ModelPrice, PriceTable, cost, load_prices, resolve
-from harness.summarizer import SummaryInput, chat_message, summary_block, summary_request
+from harness.summarizer import SummaryInput, chat_message, summary_request
 
 DEFAULT_MODELS = ("anthropic:claude-sonnet-4-6", "openai:gpt-5")
 DEFAULT_ALTERNATIVES = {"anthropic": "anthropic:claude-haiku-4-5", "openai": "openai:gpt-5-mini"}
@@ -110,48 +109,8 @@ class CacheWorld:
             blocks = anthropic_blocks(message_params(request), self.memo)
             result = self.anthropic.process(self.namespace, blocks)
             return result.total_tokens, result.read_tokens, result.write_tokens
-        tokens = openai_tokens(chat_params(request), self.memo)
+        tokens = openai_prompt_tokens(chat_params(request), self.memo)
         return len(tokens), self.openai.lookup_and_store(self.namespace, tokens), 0
-
-
-def anthropic_blocks(payload: dict[str, Any], memo: dict[str, Any]) -> list[CacheBlock]:
-    """The emulator's cacheable blocks (emulator._anthropic_blocks), with token counts memoised."""
-    raw: list[dict] = list(payload.get("tools") or [])
-    system = payload.get("system")
-    raw += [{"type": "text", "text": system}] if isinstance(system, str) else list(system or [])
-    for message in payload.get("messages") or []:
-        content = message.get("content")
-        items = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
-        raw += [{**item, "_role": message.get("role")} for item in items]
-    blocks = []
-    for item in raw:
-        control = item.get("cache_control")
-        content = {k: v for k, v in item.items() if k != "cache_control"}
-        canonical = json.dumps(content, sort_keys=True)
-        digest = hashlib.sha256(canonical.encode()).hexdigest()
-        if digest not in memo:
-            text = _text_of([content]) if content.get("type") in ("text", "tool_result") else canonical
-            memo[digest] = _tokens.count(text)
-        ttl = (control.get("ttl") or "5m") if isinstance(control, dict) else None
-        blocks.append(CacheBlock(digest, memo[digest], ttl))
-    return blocks
-
-
-def openai_tokens(payload: dict[str, Any], memo: dict[str, Any]) -> list[int]:
-    """The prompt's tokens in wire order (as the emulator renders it), encoded part by part so each
-    message is tokenised once; a part boundary may differ from a whole-prompt encoding by a token."""
-    tokens: list[int] = []
-    parts = [json.dumps(t, sort_keys=True) for t in payload.get("tools") or []]
-    for message in payload.get("messages") or []:
-        calls = json.dumps(message.get("tool_calls"), sort_keys=True) if message.get("tool_calls") else ""
-        parts.append(f"<|{message.get('role')}|>{_text_of(message.get('content'))}{calls}")
-    for i, part in enumerate(parts):
-        text = part if i == 0 else "\n" + part
-        key = "o:" + hashlib.sha256(text.encode()).hexdigest()
-        if key not in memo:
-            memo[key] = _tokens.encode(text)
-        tokens += memo[key]
-    return tokens
 
 
 def agent_request(model: str, system: str | None, previous: str | None, live: Iterable[ChatMessage]) -> ModelRequest:

@@ -83,8 +83,6 @@ def retention_plot(runs: Sequence[tuple[str, dict[str, Any]]], path: str | Path)
 
 def cost_plot(result: dict[str, Any], path: str | Path) -> Path:
     """Dollars per compaction by request shape, one panel per model (their scales differ)."""
-    from harness.costs import shape_title
-
     plt = _pyplot()
     models = result["models"]
     if not models:

@@ -140,7 +140,7 @@ def import_claude_code(text: str, path: str, report: ImportReport) -> Session:
             model = message.get("model")
             if isinstance(model, str) and model != "<synthetic>":
                 report.model = model
-            add_anthropic_content(builder, "assistant", blocks, f"message", path, report, usage=usage,
+            add_anthropic_content(builder, "assistant", blocks, "message", path, report, usage=usage,
                                   ts=entry.get("timestamp"), id=message_id, line=number)
             i = j
             continue

@@ -13,7 +13,6 @@ mapped as OpenAI chat.
 
 from __future__ import annotations
 
-from typing import Any
 
 from harness.errors import InputError
 from harness.importers.base import ImportReport, SessionBuilder, block_text, load_json_document

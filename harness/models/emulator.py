@@ -228,7 +228,7 @@ class Emulator:
         model = _require(payload, "model", str)
         limit = payload.get("max_completion_tokens") or payload.get("max_tokens") or 4096
         request = _request_from_openai(payload, int(limit))
-        prompt_tokens = _tokens.encode(_render_openai_prompt(payload))
+        prompt_tokens = openai_prompt_tokens(payload)
         cached = self.openai_cache.lookup_and_store(model, prompt_tokens)
         text, finish = _reply(request, truncate)
         output = _tokens.count(text)
@@ -249,7 +249,7 @@ class Emulator:
         model = _require(payload, "model", str)
         limit = _require(payload, "max_tokens", int)
         request = _request_from_anthropic(payload, limit)
-        blocks = _anthropic_blocks(payload)
+        blocks = anthropic_blocks(payload)
         result = self.anthropic_cache.process(model, blocks)
         text, finish = _reply(request, truncate)
         uncached = result.total_tokens - result.read_tokens - result.write_tokens
@@ -374,18 +374,31 @@ def _json_object(text: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _render_openai_prompt(payload: dict) -> str:
-    """The prompt as one string in wire order (tools, then messages), so a shared request prefix is a
-    shared token prefix."""
+def openai_prompt_tokens(payload: dict, memo: dict | None = None) -> list[int]:
+    """The prompt's tokens in wire order: tools, then each message as `<|role|>content` plus its calls.
+    Parts are encoded one by one (memoised when `memo` is given, as the cost study replays many
+    requests sharing a prefix); a part boundary may differ from a whole-prompt encoding by a token."""
     parts = [json.dumps(t, sort_keys=True) for t in payload.get("tools") or []]
     for message in payload.get("messages") or []:
         calls = json.dumps(message.get("tool_calls"), sort_keys=True) if message.get("tool_calls") else ""
         parts.append(f"<|{message.get('role')}|>{_text_of(message.get('content'))}{calls}")
-    return "\n".join(parts)
+    tokens: list[int] = []
+    for i, part in enumerate(parts):
+        text = part if i == 0 else "\n" + part
+        if memo is None:
+            tokens += _tokens.encode(text)
+            continue
+        key = "o:" + hashlib.sha256(text.encode()).hexdigest()
+        if key not in memo:
+            memo[key] = _tokens.encode(text)
+        tokens += memo[key]
+    return tokens
 
 
-def _anthropic_blocks(payload: dict) -> list[CacheBlock]:
-    """Cacheable units in prefix order: tools, system blocks, message content blocks."""
+def anthropic_blocks(payload: dict, memo: dict | None = None) -> list[CacheBlock]:
+    """Cacheable units in prefix order: tools, system blocks, message content blocks (token counts
+    memoised by content when `memo` is given)."""
+    memo = {} if memo is None else memo
     raw: list[dict] = list(payload.get("tools") or [])
     system = payload.get("system")
     raw += [{"type": "text", "text": system}] if isinstance(system, str) else list(system or [])
@@ -400,9 +413,12 @@ def _anthropic_blocks(payload: dict) -> list[CacheBlock]:
         control = item.get("cache_control")
         content = {k: v for k, v in item.items() if k != "cache_control"}
         canonical = json.dumps(content, sort_keys=True)
-        text = _text_of([content]) if content.get("type") in ("text", "tool_result") else canonical
+        digest = hashlib.sha256(canonical.encode()).hexdigest()
+        if digest not in memo:
+            text = _text_of([content]) if content.get("type") in ("text", "tool_result") else canonical
+            memo[digest] = _tokens.count(text)
         ttl = (control.get("ttl") or "5m") if isinstance(control, dict) else None
-        blocks.append(CacheBlock(hashlib.sha256(canonical.encode()).hexdigest(), _tokens.count(text), ttl))
+        blocks.append(CacheBlock(digest, memo[digest], ttl))
     return blocks
 
 

@@ -7,7 +7,7 @@ model or a file. A small registry maps names (`default`, later the peers) to pol
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator, NamedTuple, Protocol
+from typing import AbstractSet, Callable, Iterator, NamedTuple, Protocol
 
 from harness.errors import HarnessError
 from harness.session import Session, Turn
