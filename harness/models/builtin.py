@@ -87,7 +87,7 @@ def _stem(word: str) -> str:
 
 
 _CAMEL = re.compile(r"([a-z])([A-Z])")
-_JOINERS = re.compile(r"[./:-]")
+_JOINERS = re.compile(r"[./:_-]")
 
 
 @lru_cache(maxsize=262144)  # the same context lines are scored for every probe
@@ -849,12 +849,27 @@ def _value_of(unit: str, wanted: frozenset[str]) -> str | None:
     return min(values, key=lambda v: min((v[0] - a) if v[0] >= a else 3 * (a - v[0]) for a in anchors))[1]
 
 
+# General vocabulary a model brings to a question: a category named in the question stands for its members.
+_CONCEPTS = (
+    (re.compile(r"\bpackage managers?\b", re.I), ("npm", "pnpm", "yarn", "bun", "pip", "uv", "poetry", "cargo")),
+    (re.compile(r"\btest runners?\b", re.I), ("pytest", "vitest", "jest", "mocha", "unittest")),
+)
+
+
+def _question_words(text: str) -> frozenset[str]:
+    words = set(content_words(text))
+    for pattern, members in _CONCEPTS:
+        if pattern.search(text):
+            words.update(members)
+    return frozenset(words)
+
+
 def answer(request: ModelRequest) -> tuple[str, str]:
     question = _last_user(request)
     if question is None:
         return "I don't know.", "stop"
     text_q = question.content.rsplit("Question:", 1)[-1]
-    wanted = content_words(text_q)
+    wanted = _question_words(text_q)
     ctx = _context(request)
     if not ctx.units:
         return "I don't know.", "stop"
