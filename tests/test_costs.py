@@ -7,12 +7,12 @@ import pytest
 
 from harness.cases import discover
 from harness.cli import main
-from harness.costs import (CacheWorld, anthropic_blocks, break_even, flip_hit_rate, folds_of, openai_tokens,
+from harness.costs import (CacheWorld, break_even, flip_hit_rate, folds_of,
                            price_session, study)
 from harness.errors import HarnessError
 from harness.models import _tokens
 from harness.models.anthropic import message_params
-from harness.models.emulator import _anthropic_blocks
+from harness.models.emulator import anthropic_blocks, openai_prompt_tokens
 from harness.models.openai import chat_params
 from harness.models.pricing import load_prices, resolve
 from harness.summarizer import summary_request
@@ -39,7 +39,7 @@ def test_openai_row_matches_a_hand_computation(case, folds):
     row = price_session(case, folds[:1], "openai:gpt-5", ["openai:gpt-5-mini"], prices)[0]
     fold = folds[0]
     request = summary_request(fold.summary_input, "gpt-5")
-    parts = openai_tokens(chat_params(request), {})
+    parts = openai_prompt_tokens(chat_params(request), {})
     # everything before the instruction (a newline-separated last part) was in the agent's own request
     shared = len(parts) - len(_tokens.encode("\n" + f"<|user|>{request.messages[-1].content}"))
     cached = shared // 128 * 128
@@ -92,22 +92,25 @@ def _input_usd(billed, model):
     return cost(Usage(billed.input_tokens, billed.cached_input_tokens, billed.cache_write_tokens, 0), model)
 
 
-def test_blocks_match_the_emulator(folds):
+def test_memoised_blocks_match_fresh_ones(folds):
     payload = message_params(summary_request(folds[0].summary_input, "claude-sonnet-4-6"))
-    assert anthropic_blocks(payload, {}) == _anthropic_blocks(payload)
+    memo: dict = {}
+    assert anthropic_blocks(payload, memo) == anthropic_blocks(payload) == anthropic_blocks(payload, memo)
 
 
 def test_cache_world_counts_like_the_emulator_for_one_openai_request(folds):
+    """The cost study's cache world and the emulator serving the same request agree on its usage."""
+    import json
+
+    from harness.models.emulator import Emulator
+
     request = summary_request(folds[0].summary_input, "gpt-5")
     total, read, write = CacheWorld("openai", "gpt-5").send(request)
     assert (read, write) == (0, 0)  # a cold cache
-    assert abs(total - _tokens.count(_render(chat_params(request)))) <= len(request.messages) + 1
-
-
-def _render(payload):
-    from harness.models.emulator import _render_openai_prompt
-
-    return _render_openai_prompt(payload)
+    status, _, body = Emulator().handle("POST", "/v1/chat/completions", json.dumps(chat_params(request)).encode())
+    assert status == 200
+    usage = json.loads(body)["usage"]
+    assert total == usage["prompt_tokens"] and usage["prompt_tokens_details"]["cached_tokens"] == 0
 
 
 def test_break_even_and_flip_hit_rate():
