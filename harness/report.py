@@ -175,6 +175,10 @@ def markdown_plots(run: dict[str, Any], folder: Path) -> list[str]:
 # rendering
 
 
+def _fixed(value: float | None, digits: int) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
 def fmt_cost(cost: dict[str, Any]) -> str:
     if cost.get("usd") is None:
         return "cost n/a"
@@ -200,14 +204,20 @@ def rate_table(title: str, groups: dict[str, dict], first: str) -> Table:
     return table
 
 
+def ceiling(agg: dict[str, Any]) -> str:
+    """How many probes the full history answers: the instrument's own ceiling (valid probes)."""
+    share = f" ({100 * agg['valid_probes'] / agg['probes']:.1f}%)" if agg["probes"] else ""
+    return f"the full history passes {agg['valid_probes']}/{agg['probes']}{share}, the rest are invalid"
+
+
 def render_summary(run: dict[str, Any], console: Console) -> None:
     agg, config = run["aggregates"], run["configuration"]
     grade = agg["grade"]
     console.print(f"[bold]run {run['run_id']}[/]: policy {config['policy']}, model {config['model']}, summarizer "
                   f"{config['summarizer_spec']}, answerer {config['answerer']}, cache {'on' if config['cache'] else 'off'}")
-    console.print(f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes ({agg['valid_probes']} valid, "
-                  f"{len(agg['invalid_probes'])} invalid, {agg['floor_survives']} survive without a summary); "
-                  f"grade: {grade}")
+    console.print(f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes; {ceiling(agg)}; "
+                  f"{agg['floor_survives']} valid probes survive without a summary; grade: {grade}; "
+                  f"rates below are over valid probes")
     overall = {g: agg["overall"][g] for g in GRADES if agg["overall"][g]["full"]["total"]}
     console.print(rate_table("pass rate (Wilson 95%)", overall, "grade"))
     console.print(rate_table(f"by kind ({grade})", agg["by_kind"], "kind"))
@@ -215,8 +225,9 @@ def render_summary(run: dict[str, Any], console: Console) -> None:
     s, lat, usage = agg["summary"], agg["latency"], agg["usage"]
     console.print(f"compactions: {sum(agg['compactions'].values())} "
                   f"({', '.join(f'{k} {v}' for k, v in agg['compactions'].items() if v)}); summaries: mean "
-                  f"{s['mean_tokens']} tokens, compression {s['mean_compression_ratio']}x, artifact recall "
-                  f"{s['mean_artifact_recall']} precision {s['mean_artifact_precision']}, "
+                  f"{_fixed(s['mean_tokens'], 0)} tokens, compression {_fixed(s['mean_compression_ratio'], 1)}x, "
+                  f"artifact recall {_fixed(s['mean_artifact_recall'], 2)} precision "
+                  f"{_fixed(s['mean_artifact_precision'], 2)}, "
                   f"{s['hallucinated_paths']} hallucinated paths, {s['stale_facts']} stale facts")
     console.print(f"summarizer usage: {usage.get('input_tokens', 0)} input ({usage.get('cached_input_tokens', 0)} "
                   f"cached, {usage.get('cache_write_tokens', 0)} written), {usage.get('output_tokens', 0)} output "
@@ -244,8 +255,9 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
              f"Policy `{config['policy']}`, model `{config['model']}`, summarizer `{config['summarizer_spec']}`, "
              f"answerer `{config['answerer']}`, cache {'on' if config['cache'] else 'off'}; harness "
              f"{run['harness_version']} at {run.get('git_commit')}.", "",
-             f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes, {agg['valid_probes']} valid; "
-             f"{agg['floor_survives']} valid probes survive without any summary (they do not test it).", ""]
+             f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes; {ceiling(agg)}; "
+             f"{agg['floor_survives']} valid probes survive without any summary (they do not test it). "
+             f"Rates are over valid probes.", ""]
     lines += markdown_rates("Pass rate", {g: agg["overall"][g] for g in GRADES}, "grade")
     lines += markdown_rates(f"By kind ({grade})", agg["by_kind"], "kind")
     lines += markdown_rates(f"By pool ({grade})", agg["by_pool"], "pool")
