@@ -99,10 +99,13 @@ def summary_request(request: SummaryInput, model: str, *, shape: str = "prefix",
     effect, the head as the model saw it) and appends the instruction, so a same-model call reads the
     history from the prompt cache. `fresh` sends the same content under a summarizer system prompt as one
     transcript: the shape that breaks the prefix (the cost study's mistake to detect)."""
-    history: list[ChatMessage] = []
+    history = [chat_message(m) for m in request.kept]  # as the context holds them: ahead of the summary
     if request.previous_summary:
         history.append(ChatMessage("user", request.previous_summary))
     history.extend(chat_message(m) for m in request.head)
+    if request.split_turn_start is not None:
+        # pi: the tail cut a turn; its beginning gets a section of its own, since the rest stays verbatim
+        sections = (*sections, "Turn in progress")
     ask = ChatMessage("user", instruction(request.budget_tokens, sections))
     if shape == "prefix":
         return ModelRequest(model, request.system, (*history, ask), request.budget_tokens, cache=cache,

@@ -76,3 +76,18 @@ def test_summary_level_checks():
     assert check.artifact_recall == 0.5 and check.artifact_precision == 0.5
     assert check.hallucinated_paths == ("src/app/ghost.py",)
     assert check.stale_facts == ("8080",)
+
+
+def test_summary_request_keeps_the_context_prefix_and_a_split_turn_section():
+    from harness.summarizer import SummaryInput, summary_request
+
+    kept = (Message("user", "keep the API stable"),)
+    head = (Message("user", "fix the parser"), Message("assistant", "looking"))
+    request = SummaryInput("sys", "[Summary 1] earlier", head, 500, 2, 3, kept=kept, split_turn_start=3)
+    sent = summary_request(request, "m")
+    assert [m.content for m in sent.messages[:4]] == ["keep the API stable", "[Summary 1] earlier", "fix the parser",
+                                                      "looking"]
+    assert sent.cache_prefix_messages == 4 and sent.system == "sys" and sent.max_output_tokens == 500
+    assert "## Turn in progress" in sent.messages[-1].content and "## Goal" in sent.messages[-1].content
+    fresh = summary_request(request, "m", shape="fresh")
+    assert fresh.system != "sys" and len(fresh.messages) == 1  # the shape that breaks the prefix
