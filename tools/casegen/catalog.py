@@ -65,6 +65,7 @@ def long_auth_refactor() -> Spec:
     s.tool("cookie-name", 0.12, "The cookie settings live in src/config.ts.", "read_file", {"path": "src/config.ts"},
            src("src/config.ts", 5000, 'export const SESSION_COOKIE = {\n  name: "__Host-harbor_sid",\n  maxAgeSeconds: 60 * 60 * 24,\n'
                '  sameSite: "lax" as const,\n  secure: true,\n};\n'), size=5200)
+    s.say("cookie-name-said", 0.125, "The session cookie is named __Host-harbor_sid (secure, SameSite=lax, one day max age).")
     s.user("staging", 0.14, "For reference, staging is stg-harbor-02.int.northwind.dev. We'll smoke-test there once the cookie path works.")
     s.tool("err-tenant", 0.24, "Running the session tests against the new cookie reader.", "bash", {"cmd": "pnpm vitest run src/auth"},
            vitest_out(6, [("TypeError: Cannot read properties of undefined (reading 'tenantId')",
@@ -109,7 +110,7 @@ def long_auth_refactor() -> Spec:
     P("port", "update", "port-new", "Which port must the dev server listen on now? Answer with the number only.", ["9090"], ["8080"])
     P("staging", "update", "staging-new", "What is the staging host's name now?", ["stg-harbor-eu1.int.northwind.dev"], ["stg-harbor-02"])
     P("cookie-ver", "update", "cookie-bump", "Which version should the `cookie` package be bumped to now?", ["0.7.2"], ["0.6.0"])
-    P("cookie-name", "recall", "cookie-name", "What is the session cookie's name?", ["__Host-harbor_sid"])
+    P("cookie-name", "recall", "cookie-name-said", "What is the session cookie named?", ["__Host-harbor_sid"])
     P("err-tenant", "error", "err-tenant", "What TypeError did the session tests raise after switching the reader to cookies?",
       ["Cannot read properties of undefined (reading 'tenantId')"])
     P("fix-tenant", "error", "fix-tenant", "Where are the claims with cookies, instead of req.session?", ["req.auth"])
@@ -197,6 +198,7 @@ def auto_flaky_scheduler() -> Spec:
            "From github.com:kilnworks/cinder\n   4e1a2b7..c93d0f2  main       -> origin/main\nSuccessfully rebased and updated refs/heads/fix/lease-race.\n"
            "commit c93d0f2e81b4\nAuthor: Priya Raman <priya@kilnworks.io>\n\n    dev: move local postgres to 55439 (55432 collides with the pgbouncer container)\n\n"
            " docker-compose.yml | 2 +-\n Makefile           | 2 +-\n 2 files changed, 2 insertions(+), 2 deletions(-)\n", size=500)
+    s.say("pg-port-said", 0.71, "Heads-up from the rebase: local postgres moved to port 55439 (55432 collides with the pgbouncer container), so the integration tests need the new port.")
     s.write("writeup", 0.94, "Writing the incident note.", "docs/incidents/lease-race.md", 1500,
             "# Lease race: jobs executed twice\n\nCause: reapExpired() read expires_at without the lease mutex while Renew() wrote it.\n"
             "Fix: renewal is a conditional UPDATE ... WHERE expires_at > now(); a lost lease returns ErrLeaseLost and the worker cancels the attempt.\n"
@@ -208,18 +210,18 @@ def auto_flaky_scheduler() -> Spec:
     P("goal", "goal", "goal", "What problem with jobs is the agent asked to fix when a worker's lease expires?", ["twice"])
     P("no-deps", "constraint", "goal", "What rule did the user set about Go module dependencies?", ["dependencies"])
     P("api", "constraint", "goal", "Which file's gRPC API must not change?", ["internal/api/jobs.go"])
-    P("pg-port", "update", "upstream-port", "Which port does the local Postgres use now? Number only.", ["55439"], ["55432"])
+    P("pg-port", "update", "pg-port-said", "Which port does the local Postgres use now? Number only.", ["55439"], ["55432"])
     P("flake", "error", "flake", "What did the flaky lease test report about the job?", ["executed 2 times"])
     P("race", "error", "race", "What is the root cause of the race on the lease deadline, and which two functions are involved?", ["Renew", "reapExpired"])
     P("decision", "decision", "decision", "Which fix option was chosen for the race, and why over a mutex?",
-      [["UPDATE ... WHERE lease_token", "conditional UPDATE"], ["source of truth", "across processes"]])
+      [["WHERE lease_token", "conditional UPDATE"], ["source of truth", "across processes"]])
     P("fix-file", "artifact", "fix", "Which file got the conditional UPDATE?", ["internal/queue/lease.go"])
     P("err2", "error", "err2", "What did the full suite report after the first fix?", ["ErrLeaseLost not handled"])
     P("fix2", "artifact", "fix2", "Which file was changed so workers cancel on a lost lease?", ["internal/worker/heartbeat.go"])
     P("writeup", "artifact", "writeup", "Where is the incident write-up?", ["docs/incidents/lease-race.md"])
     P("verify", "recall", "writeup", "Which race-detector run verifies the fix?", ["-count=200"])
     P("open", "progress", "progress", "What is still open?", ["cinder_lease_lost_total"])
-    P("next", "continuation", "progress", "What should be done next?", ["metric"])
+    P("next", "continuation", "progress", "What is still open?", ["metric"])
     return s
 
 
@@ -240,7 +242,7 @@ def edge_32k_window() -> Spec:
            gotest_out([("internal/config", "    config_test.go:64: yaml: unmarshal errors:\n          line 23: cannot unmarshal !!str `3s` into int")]), size=1500)
     s.say("decision", 0.40, "Decision: keep `timeout_ms` an integer of milliseconds rather than accepting Go duration strings "
           "like `3s` — the helm values already use integers and mixing both invites mistakes. I'll fix the fixture instead.")
-    s.edit("field", 0.5, "Adding the field.", "internal/config/config.go", "type Route struct {\n\tPath     string `yaml:\"path\"`",
+    s.edit("field", 0.5, "Adding a TimeoutMS field to the Route struct.", "internal/config/config.go", "type Route struct {\n\tPath     string `yaml:\"path\"`",
            "type Route struct {\n\tPath      string `yaml:\"path\"`\n\tTimeoutMS int    `yaml:\"timeout_ms,omitempty\"`")
     s.user("branch", 0.2, "Work on the branch feat/route-timeouts and open the PR against release/2.7 when done.")
     s.edit("proxy", 0.7, "Applying the per-route timeout at request time.", "internal/proxy/handler.go",
@@ -256,7 +258,7 @@ def edge_32k_window() -> Spec:
     P("decision", "decision", "decision", "Why is timeout_ms an integer instead of a duration string?", ["helm"])
     P("field", "artifact", "field", "Which struct field was added, and in which file?", ["TimeoutMS", "internal/config/config.go"])
     P("branch", "recall", "branch", "Which branch is the work on, and which branch does the PR target?", ["feat/route-timeouts", "release/2.7"])
-    P("fix-3s", "error", "decision", "How was the `3s` unmarshal error resolved?", ["fix the fixture"])
+    P("fix-3s", "error", "decision", "How was the `3s` unmarshal error in config_test.go resolved, given timeout_ms stays an integer?", ["fix the fixture"])
     P("proxy", "artifact", "proxy", "Which file applies the per-route timeout at request time?", ["internal/proxy/handler.go"])
     P("deps", "constraint", "no-deps", "What did the user say about dependencies?", ["No new dependencies"])
     P("remaining", "progress", "progress", "What remains to be done?", ["deploy/helm/values.yaml"])
@@ -417,7 +419,7 @@ def long_pipeline_backfill() -> Spec:
     P("ckpt-where", "constraint", "ckpt-where", "Where must checkpoints be stored, and why?", ["warehouse", "ephemeral"])
     P("ckpt-table", "recall", "checkpoints", "What is CHECKPOINT_TABLE set to?", ["_pipewright_checkpoints"])
     P("batch", "recall", "decision-stream", "Which batch_size does the dataset scanner use?", ["65536"])
-    P("done", "progress", "progress", "Which dates are already loaded?", ["2024-03-22"])
+    P("done", "progress", "progress", "Through which date is the backfill loaded and verified?", ["2024-03-22"])
     P("resume", "continuation", "next", "Where should the backfill continue from, and with how many workers?", ["2024-03-23", "6"])
     P("workers", "constraint", "next", "What is the maximum number of workers the user allows?", ["--workers 6"])
     return s
@@ -515,7 +517,7 @@ def desktop_go_env_config() -> Spec:
     s.say("progress", 0.92, "Done: TOLLGATE_ADDR overrides the yaml listen address (LookupEnv, applied after decoding). "
           "Left: mention it in the README's configuration table.")
     P = s.probe
-    P("goal", "goal", "goal", "What should tollgate read from the environment?", ["listen address"])
+    P("goal", "goal", "goal", "What should tollgate take from the environment, if TOLLGATE_LISTEN is set?", ["listen address"])
     P("lookup", "constraint", "rule", "Which function must be used to read the variable, so that an empty value still counts as set?", ["os.LookupEnv", "empty"])
     P("err", "error", "err", "What did the config test report for Listen?", ["want \":9443\""])
     P("fix", "error", "fix", "Why did the file value win over the environment?", ["before the yaml was decoded"])
@@ -545,7 +547,7 @@ def desktop_cli_dry_run() -> Spec:
     P = s.probe
     P("goal", "goal", "goal", "What flag is being added, to which command?", ["--dry-run", "pipewright load"])
     P("click", "constraint", "click", "Which CLI library must be used, and what output format?", ["click", "JSON"])
-    P("err", "error", "err", "What error did the CLI tests hit?", ["unexpected keyword argument 'dry_run'"])
+    P("err", "error", "err", "What TypeError did the CLI tests hit in merge_partitions()?", ["unexpected keyword argument 'dry_run'"])
     P("decision", "decision", "decision", "How was dry-run implemented instead of a flag in merge_partitions?", ["plan_merge", "apply_merge"])
     P("plan-file", "artifact", "plan", "Which new file defines MergePlan?", ["src/pipewright/load/plan.py"])
     P("schema", "recall", "warehouse", "Which warehouse schema should be used for manual testing?", ["analytics_dev_jr"])
@@ -641,7 +643,7 @@ def auto_test_triage() -> Spec:
     P("nested", "decision", "decision", "How were the 'transaction is already begun' failures fixed, and why that option?", ["begin_nested", "other 40 routes"])
     P("err-decimal", "error", "err-decimal", "What did the failing amount assertion compare?", ["'12.5'", "'12.50'"])
     P("fix-decimal", "error", "fix-decimal", "How was the refund amount formatting fixed?", ["quantize"])
-    P("passed", "recall", "status", "How many tests passed in the latest run?", ["1277 passed"])
+    P("passed", "recall", "status", "How many tests passed in the run that still had 2 failed?", ["1277 passed"])
     P("count", "progress", "progress", "How many of the 14 failures are fixed?", ["12 of 14"])
     P("left", "progress", "progress", "Which two tests are still failing?", ["test_dunning_batches_by_tenant", "test_outbox_ordering"])
     P("next", "continuation", "progress", "What is the fix planned for the outbox ordering test?", ["ORDER BY created_at"])
@@ -661,6 +663,7 @@ def edge_manual_compaction() -> Spec:
     s.user("mail", 0.0, "Send mail through our mailer service (MAILER_URL), never SMTP directly. And reminders must be idempotent.")
     s.tool("queue", 0.08, "Which Celery queue should it run on?", "read_file", {"path": "src/ledgerline/settings.py"},
            src("src/ledgerline/settings.py", 6000, 'CELERY_TASK_ROUTES = {\n    "ledgerline.workers.dunning.*": {"queue": "billing-slow"},\n}\n'), size=6000)
+    s.say("queue-said", 0.085, "CELERY_TASK_ROUTES sends ledgerline.workers.dunning.* to the billing-slow queue, so the dunning task will run there.")
     s.say("decision", 0.14, "Idempotency: each reminder gets a row in dunning_notices with a unique (invoice_id, stage) key; "
           "the task inserts first and only sends mail if the insert succeeded. That's simpler than a Redis lock and survives restarts.")
     s.tool("err", 0.22, "Tests for the first stage.", "bash", {"cmd": "uv run pytest -q tests/workers/test_dunning.py"},
@@ -684,7 +687,7 @@ def edge_manual_compaction() -> Spec:
     P = s.probe
     P("goal", "goal", "goal", "What workflow is being built?", ["dunning"])
     P("mail", "constraint", "mail", "How must emails be sent?", ["MAILER_URL"])
-    P("queue", "recall", "queue", "Which Celery queue do dunning tasks run on?", ["billing-slow"])
+    P("queue", "recall", "queue-said", "Which Celery queue do dunning tasks run on?", ["billing-slow"])
     P("decision", "decision", "decision", "How is idempotency of reminders achieved?", ["dunning_notices", "(invoice_id, stage)"])
     P("err", "error", "err", "What datetime error did the stage-1 test raise?", ["offset-naive and offset-aware"])
     P("fix-file", "artifact", "fix", "Which file holds the dunning task?", ["src/ledgerline/workers/dunning.py"])
@@ -727,7 +730,7 @@ def edge_parallel_tools() -> Spec:
     P("assoc", "decision", "decision", "Which assoc values are used for the start and end anchors?", ["-1", "+1"])
     P("err-range", "error", "par-err", "What did the comment range test expect to deeply equal?", ["[ 4, 12 ]"])
     P("err-tsc", "error", "par-err#1", "Which type error did tsc report in CommentThread.tsx?", ["'RelativePosition' is not assignable to type 'number'"])
-    P("limit", "update", "limit-new", "What is the maximum number of replies per thread? Number only.", ["250"], ["50 replies"])
+    P("limit", "update", "limit-new", "What is the reply cap now? Number only.", ["250"], ["50 replies"])
     P("store", "artifact", "thread", "Which new file is the comment store?", ["src/store/comments.ts"])
     P("tsx", "artifact", "par-err#1", "Which component file had the type error?", ["src/components/CommentThread.tsx"])
     P("pm", "constraint", "pnpm", "Which package manager must be used?", ["pnpm"])
@@ -790,6 +793,7 @@ def edge_giant_step() -> Spec:
     s.tool("giant-2", 0.999, "Verifying with a second full log after the change.", "bash",
            {"cmd": "kubectl logs deploy/tollgate -n edge-gw-prod --since=30m"},
            logs(1050, ["2024-06-20T16:40:02.118Z INFO  [http] req=0ddba11c0ffe ns=edge-gw-prod 502 count last 30m: 0 (was 412)"]), size=120000)
+    s.say("giant-3", 0.9995, "The log after the change shows the 502 count for the last 30m at 0 (was 412).")
     P = s.probe
     P("goal", "goal", "goal", "What is being investigated?", ["502"])
     P("prod", "constraint", "prod", "What is forbidden in production?", ["restart"])
@@ -800,7 +804,7 @@ def edge_giant_step() -> Spec:
     P("ns", "recall", "giant-2", "Which Kubernetes namespace runs tollgate?", ["edge-gw-prod"])
     P("upstream", "recall", "decision", "Which upstream service was closing idle connections?", ["orders-v2"])
     P("why-4s", "decision", "decision", "Why was IdleConnTimeout set to 4s?", ["keepalive"])
-    P("verify", "progress", "giant-2", "How many 502s were there in the last 30 minutes after the change?", ["0 (was 412)"])
+    P("verify", "progress", "giant-3", "How many 502s did the log after the change show for the 30 minutes?", ["0 (was 412)"])
     P("next", "continuation", "keepalive", "Given the new upstream keepalive, which setting must be lowered next?", ["IdleConnTimeout"])
     return s
 
