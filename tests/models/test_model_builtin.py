@@ -143,3 +143,10 @@ def test_tool_listings_do_not_supersede_what_was_said() -> None:
         M("user", "Which Node version should engines allow now?"),
     )
     assert "after all" in run(messages, budget=100)
+
+
+def test_question_words_split_snake_case_and_expand_package_manager():
+    from harness.models.builtin import _question_words, content_words
+    assert {"checkpoint", "pipewright"} <= content_words("CHECKPOINT_TABLE = '_pipewright_checkpoints'")
+    assert "pnpm" in _question_words("Which package manager must be used?")
+    assert "pnpm" not in _question_words("Which file was changed?")
