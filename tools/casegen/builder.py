@@ -170,7 +170,6 @@ def simulate(b: Builder, window: int, summary_tokens: int = 3000) -> list[dict[s
         prefix.append(prefix[-1] + s)
     sys_t = len(b.system) / 4
     kept_from, summary = 0, 0.0
-    manual = sorted(b.compactions, key=lambda c: c[0])
     events = []
     for i, m in enumerate(b.msgs):
         if m["role"] != "assistant":

@@ -8,7 +8,7 @@ case's beats (facts, errors, decisions, artifacts) at their fractional positions
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import content as C
