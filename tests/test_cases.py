@@ -1,0 +1,78 @@
+"""case.toml: loading, and validation errors that name the file and the probe (exit 2)."""
+
+from pathlib import Path
+
+import pytest
+
+from harness.cases import discover, load_case
+from harness.cli import main
+from harness.errors import HarnessError
+
+from test_runner import make_case
+
+GOOD_PROBE = """
+[[probe]]
+id = "p1"
+kind = "recall"
+question = "Which port?"
+all = ["9090", ["port 9090", "nine thousand ninety"]]
+none = ["8080"]
+planted_at = 5
+at = "compaction:1"
+"""
+
+
+def test_loads_probes_with_alternatives_and_points(tmp_path):
+    case = load_case(make_case(tmp_path, "c", probes=GOOD_PROBE))
+    probe = case.probes[0]
+    assert probe.all == (("9090",), ("port 9090", "nine thousand ninety"))
+    assert probe.none == ("8080",) and probe.at == "compaction:1"
+    assert case.points == ("compaction:1",) and case.settings["reserve_tokens"] == 400
+
+
+BAD = [
+    ('kind = "recall"', 'kind = "trivia"', "probe p1: kind 'trivia' is not one of"),
+    ('all = ["9090", ["port 9090", "nine thousand ninety"]]', "all = [3]", "probe p1: `all` must be a list"),
+    ("planted_at = 5", "planted_at = -1", "probe p1: planted_at must be a message index"),
+    ('at = "compaction:1"', 'at = "later"', "probe p1: at 'later' must be"),
+    ('none = ["8080"]', 'regex = "("', "probe p1: bad regex"),
+    ('question = "Which port?"', 'question = "Which port?"\ncolour = "red"', "probe p1: unknown field 'colour'"),
+]
+
+
+@pytest.mark.parametrize("good,bad,message", BAD)
+def test_probe_errors_name_the_file_and_the_probe(tmp_path, capsys, good, bad, message):
+    folder = make_case(tmp_path / "cases", "c", probes=GOOD_PROBE.replace(good, bad))
+    with pytest.raises(HarnessError) as caught:
+        load_case(folder)
+    assert str(caught.value).startswith(f"{folder / 'case.toml'}: ") and message in str(caught.value)
+    assert main(["cases", "validate", "--cases-dir", str(tmp_path / "cases")]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_case_level_errors(tmp_path):
+    folder = make_case(tmp_path, "c")
+    toml = folder / "case.toml"
+    text = toml.read_text()
+    for broken, message in ((text.replace('id = "c"', 'id = "other"'), "must equal the folder name"),
+                            (text.replace('pool = "edge"', 'pool = "huge"'), "case.pool"),
+                            (text.replace("context_window = 2000", ""), "model.context_window"),
+                            ("[case\n", "bad TOML")):
+        toml.write_text(broken)
+        with pytest.raises(HarnessError, match=message):
+            load_case(folder)
+
+
+def test_validate_checks_planted_at_against_the_session(tmp_path, capsys):
+    make_case(tmp_path / "cases", "c", probes=GOOD_PROBE.replace("planted_at = 5", "planted_at = 500"))
+    assert main(["cases", "validate", "--cases-dir", str(tmp_path / "cases")]) == 2
+    assert "planted_at 500 is outside the session's 8 messages" in capsys.readouterr().err
+
+
+def test_the_shipped_library_validates(capsys):
+    root = Path(__file__).parents[1] / "cases"
+    assert main(["cases", "validate", "--cases-dir", str(root)]) == 0
+    assert "0 problems" in capsys.readouterr().out
+    cases = discover(root)
+    assert len(cases) >= 19 and sum(len(c.probes) for c in cases) >= 200
+    assert all(8 <= len(c.probes) <= 20 for c in cases)
