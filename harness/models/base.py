@@ -230,4 +230,4 @@ def _api_key(spec: ModelSpec, *, needed: bool) -> str:
         return "no-key"
     if not needed:
         return "replay-only"
-    raise HarnessError(f"{variable} is not set: export it to use {spec}, or replay a cassette with --record none")
+    raise HarnessError(f"{variable} is not set: export it to use {spec}, or replay a cassette with --record-mode none")

@@ -109,7 +109,7 @@ class CassetteTransport(httpx2.BaseTransport):
             interactions = data["interactions"]
             assert isinstance(interactions, list)
         except (OSError, ValueError, KeyError, AssertionError, TypeError):
-            raise HarnessError(f"{self.path}: not a readable cassette; re-record it with --record all") from None
+            raise HarnessError(f"{self.path}: not a readable cassette; re-record it with --record-mode all") from None
         return interactions
 
     def _save(self) -> None:
@@ -193,7 +193,7 @@ class CassetteTransport(httpx2.BaseTransport):
         count, differences, closest = min(scored, key=lambda item: item[0])
         first = differences[0] if differences else "(identical request already replayed)"
         return (f"{where}: request {digest} not recorded; closest recorded request {closest} differs in {count} "
-                f"place(s), first at {first}; re-record with --record new")
+                f"place(s), first at {first}; re-record with --record-mode new")
 
     def close(self) -> None:
         if self.inner is not None:
