@@ -184,7 +184,7 @@ class CassetteTransport(httpx2.BaseTransport):
     def _miss_message(self, digest: str, canonical: dict[str, Any]) -> str:
         where = f"cassette {self.path} (case {self.case_id!r})"
         if not self.interactions:
-            return f"{where}: request {digest} not recorded and the cassette is empty; record it with --record new"
+            return f"{where}: request {digest} not recorded and the cassette is empty; record it with --record-mode new"
         scored = []
         current = stored_form(canonical)
         for interaction in self.interactions:
