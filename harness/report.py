@@ -183,9 +183,10 @@ def fmt_cost(cost: dict[str, Any]) -> str:
     if cost.get("usd") is None:
         return "cost n/a"
     # A run replays no agent requests, so its summarizer calls meet a cold prompt cache.
+    cold = ("; cold cache: the agent's own requests are not replayed, `compaction-harness cost` models the warm one"
+            if cost["usd"] else "")
     return (f"cost ${cost['usd']:.4f} (${cost['per_compaction'] or 0:.4f} per compaction, "
-            f"${cost['per_session']:.4f} per session; {cost['source']}; cold cache: the agent's own requests "
-            f"are not replayed, `compaction-harness cost` models the warm one)")
+            f"${cost['per_session']:.4f} per session; {cost['source']}{cold})")
 
 
 def fmt_rate(rate: dict | None) -> str:
