@@ -479,7 +479,39 @@ def cmd_validate_summarizer(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from harness.models.emulator import serve as serve_emulator
+
+    err.print(f"emulator on http://{args.host}:{args.port} (OpenAI base_url .../v1, Anthropic base_url as is); "
+              "Ctrl-C stops it")
+    try:
+        serve_emulator(args.port, args.host)
+    except OSError as exc:
+        raise HarnessError(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    return 0
+
+
 # ---------------------------------------------------------------------------------------------
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of 1 or more, not {text!r}")
+    return value
+
+
+def port_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, not {text!r}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -513,8 +545,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the summary sections to ask for (default: Goal,Constraints,Progress,Decisions,Files,"
                           "Errors,Next steps)")
     run.add_argument("--prices", metavar="FILE", help="a TOML price file over the shipped table")
-    run.add_argument("--concurrency", type=int, default=1, help="cases in flight at once (API models)")
-    run.add_argument("--repeat", type=int, default=1, help="evaluate each case K times (live runs)")
+    run.add_argument("--concurrency", type=positive_int, default=1, help="cases in flight at once (API models)")
+    run.add_argument("--repeat", type=positive_int, default=1, help="evaluate each case K times (live runs)")
     run.add_argument("--out", help="results folder (default: results/<run-id>)")
     run.add_argument("--label", help="a name for the run (part of the run id)")
     run.add_argument("--resume", action="store_true", help="continue the run in --out, skipping finished cases")
@@ -609,24 +641,15 @@ def build_parser() -> argparse.ArgumentParser:
                          help="cassettes (default: new for API and emulator specs: record what is missing)")
     verdict.add_argument("--cassettes", help="cassette folder (default: OUT/cassettes)")
     verdict.add_argument("--prices", metavar="FILE", help="a TOML price file over the shipped table")
-    verdict.add_argument("--concurrency", type=int, default=1, help="cases in flight at once (API models)")
+    verdict.add_argument("--concurrency", type=positive_int, default=1, help="cases in flight at once (API models)")
     verdict.add_argument("--json", action="store_true")
     verdict.set_defaults(func=cmd_validate_summarizer)
 
-    # -- commands added by other modules go below this line --
     serve = commands.add_parser("serve", help="serve OpenAI and Anthropic wire formats backed by the builtin "
                                               "model, with prompt-cache simulation (the emulator)")
-    serve.add_argument("--port", type=int, default=8765, help="port to listen on (default: %(default)s; 0 = any)")
+    serve.add_argument("--port", type=port_number, default=8765,
+                       help="port to listen on (default: %(default)s; 0 = any)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s, loopback)")
-
-    def cmd_serve(args: argparse.Namespace) -> int:
-        from harness.models.emulator import serve as serve_emulator
-
-        err.print(f"emulator on http://{args.host}:{args.port} (OpenAI base_url .../v1, Anthropic base_url as is); "
-                  "Ctrl-C stops it")
-        serve_emulator(args.port, args.host)
-        return 0
-
     serve.set_defaults(func=cmd_serve)
     return parser
 

@@ -158,3 +158,14 @@ def test_a_judge_under_test_is_refused(tmp_path, capsys):
     make_case(tmp_path / "cases", "a")
     assert main(["run", "--cases-dir", str(tmp_path / "cases"), "--out", str(tmp_path / "o"), "--judge", "builtin"]) == 2
     assert "is a model under test" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args,message", [
+    (["run", "--repeat", "0"], "--repeat: expected a whole number of 1 or more"),
+    (["run", "--concurrency", "x"], "--concurrency: expected a whole number"),
+    (["serve", "--port", "99999"], "--port: expected a port from 0 to 65535"),
+])
+def test_bad_numbers_are_usage_errors(capsys, args, message):
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
