@@ -156,3 +156,29 @@ def test_repeats_collapse_to_a_majority_and_pair_with_the_baseline(cases, tmp_pa
     repeated = run(cases, tmp_path / "rep", "--repeat", "3")
     assert len(read_run(repeated)["cases"]) == 9
     assert main(["gate", str(repeated), "--baseline", str(baseline)]) == 0
+
+
+def synthetic_run(passes: list[bool], model: str = "openai:gpt-5", record_mode: str = "new") -> dict:
+    probes = [{"id": f"p{i}", "kind": "recall", "valid": True, "conditions": {"compacted": {"answered": ok}}}
+              for i, ok in enumerate(passes)]
+    return {"run_id": "live", "configuration": {"model": model, "summarizer_spec": model, "answerer": model,
+                                                "judge": None, "record_mode": record_mode},
+            "cases": {"c": {"case": "c", "pool": "long", "status": "ok", "probes": probes}},
+            "aggregates": {"grade": "answered", "overall": {"answered": {"compacted": {}}}, "by_kind": {}}}
+
+
+def test_live_runs_fail_only_on_a_significant_drop_above_the_minimum_effect():
+    from harness.gate import Thresholds, gate, make_baseline
+
+    baseline = make_baseline(synthetic_run([True] * 40))
+    two_lost = gate(synthetic_run([False] * 2 + [True] * 38), baseline, Thresholds(min_effect=0.05))
+    assert not two_lost.deterministic and two_lost.regressions == ["c/p0", "c/p1"]
+    assert two_lost.exit_code == 0  # McNemar p = 0.5: noise for a live model
+    ten_lost = gate(synthetic_run([False] * 10 + [True] * 30), baseline, Thresholds(min_effect=0.05))
+    assert ten_lost.stats["p_value"] < 0.01 and ten_lost.exit_code == 1
+    assert "McNemar" in ten_lost.failures[0]
+    # significant, but smaller than the minimum effect the team cares about
+    assert gate(synthetic_run([False] * 10 + [True] * 30), baseline, Thresholds(min_effect=0.3)).exit_code == 0
+    # the same two lost probes fail a deterministic (replayed) run
+    replayed = gate(synthetic_run([False] * 2 + [True] * 38, record_mode="none"), baseline, Thresholds())
+    assert replayed.deterministic and replayed.exit_code == 1
