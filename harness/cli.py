@@ -515,7 +515,10 @@ def port_number(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="compaction-harness", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="compaction-harness",
+        description="Evaluate automatic context compaction in LLM agents: what the agent still knows after "
+                    "compaction, and what the compaction costs.")
     commands = parser.add_subparsers(dest="command", required=True)
 
     run = commands.add_parser("run", help="evaluate compaction over the case library (default: all, builtin)")
@@ -595,7 +598,7 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--plot", metavar="FILE.png", help="with --sweep: compactions and risks against reserve")
     simulate.set_defaults(func=cmd_simulate)
 
-    cases = commands.add_parser("cases", help="list and validate cases")
+    cases = commands.add_parser("cases", help="list, validate and import cases; draft probes")
     cases_commands = cases.add_subparsers(dest="cases_command", required=True)
     listing = cases_commands.add_parser("list", help="the cases and their probes")
     listing.add_argument("--cases-dir", default="cases")
