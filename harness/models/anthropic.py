@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
 import anthropic as anthropic_sdk
 import httpx2
 
-from harness.errors import HarnessError
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse, ModelSpec, Usage
-from harness.models.transport import latency_from, one_line, provider_message
+from harness.models.transport import latency_from, sdk_errors
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 EMULATOR_BASE_URL = "http://anthropic.emulator.invalid"  # never resolved: the emulator transport answers
@@ -31,17 +29,9 @@ class AnthropicClient(ModelClient):
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         started = time.perf_counter()
-        try:
+        with sdk_errors(self.spec, anthropic_sdk):
             raw = self._sdk.messages.with_raw_response.create(**message_params(request))
             message = raw.parse()
-        except anthropic_sdk.APIStatusError as err:
-            raise HarnessError(f"{self.spec}: HTTP {err.status_code}: {provider_message(err.body, err.message)}") from None
-        except anthropic_sdk.APITimeoutError:
-            raise HarnessError(f"{self.spec}: request timed out (retries exhausted)") from None
-        except anthropic_sdk.APIConnectionError as err:
-            raise HarnessError(f"{self.spec}: connection failed: {one_line(err.__cause__ or err)}") from None
-        except (anthropic_sdk.APIResponseValidationError, json.JSONDecodeError, ValueError) as err:
-            raise HarnessError(f"{self.spec}: unreadable response: {one_line(err)}") from None
         latency, source = latency_from(raw.headers, time.perf_counter() - started)
         data = message.model_dump()
         text = "".join(block.get("text", "") for block in data.get("content") or [] if block.get("type") == "text")

@@ -11,7 +11,7 @@ import openai as openai_sdk
 
 from harness.errors import HarnessError
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse, ModelSpec, Usage
-from harness.models.transport import latency_from, one_line, provider_message
+from harness.models.transport import latency_from, sdk_errors
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 EMULATOR_BASE_URL = "http://openai.emulator.invalid/v1"  # never resolved: the emulator transport answers
@@ -29,17 +29,9 @@ class OpenAIClient(ModelClient):
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         started = time.perf_counter()
-        try:
+        with sdk_errors(self.spec, openai_sdk):
             raw = self._sdk.chat.completions.with_raw_response.create(**chat_params(request))
             completion = raw.parse()
-        except openai_sdk.APIStatusError as err:
-            raise HarnessError(f"{self.spec}: HTTP {err.status_code}: {provider_message(err.body, err.message)}") from None
-        except openai_sdk.APITimeoutError:
-            raise HarnessError(f"{self.spec}: request timed out (retries exhausted)") from None
-        except openai_sdk.APIConnectionError as err:
-            raise HarnessError(f"{self.spec}: connection failed: {one_line(err.__cause__ or err)}") from None
-        except (openai_sdk.APIResponseValidationError, json.JSONDecodeError, ValueError) as err:
-            raise HarnessError(f"{self.spec}: unreadable response: {one_line(err)}") from None
         latency, source = latency_from(raw.headers, time.perf_counter() - started)
         data = completion.model_dump()
         if not data.get("choices"):

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from contextlib import contextmanager
+from types import ModuleType
+from typing import Iterator
+
 import httpx2
 
 RETRY_AFTER_HEADERS = ("retry-after", "retry-after-ms")
@@ -72,3 +77,20 @@ def provider_message(body: object, fallback: str) -> str:
         if body.get("message"):
             return one_line(body["message"])
     return one_line(fallback)
+
+
+@contextmanager
+def sdk_errors(spec: str, sdk: ModuleType) -> Iterator[None]:
+    """One-line errors for what an SDK call can raise; the two SDKs share their exception names."""
+    from harness.errors import HarnessError
+
+    try:
+        yield
+    except sdk.APIStatusError as err:
+        raise HarnessError(f"{spec}: HTTP {err.status_code}: {provider_message(err.body, err.message)}") from None
+    except sdk.APITimeoutError:
+        raise HarnessError(f"{spec}: request timed out (retries exhausted)") from None
+    except sdk.APIConnectionError as err:
+        raise HarnessError(f"{spec}: connection failed: {one_line(err.__cause__ or err)}") from None
+    except (sdk.APIResponseValidationError, json.JSONDecodeError, ValueError) as err:
+        raise HarnessError(f"{spec}: unreadable response: {one_line(err)}") from None
