@@ -8,7 +8,6 @@ minimum effect.
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.metrics import bootstrap_difference, mcnemar_exact
-from harness.results import SCHEMA_VERSION, write_json
+from harness.results import SCHEMA_VERSION, read_json, write_json
 
 BASELINE_KIND = "compaction-harness-baseline"
 
@@ -69,12 +68,7 @@ def make_baseline(run: dict[str, Any]) -> dict[str, Any]:
 
 def read_baseline(path: str | Path) -> dict[str, Any]:
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError:
-        raise HarnessError(f"{path}: no baseline here (write one with --update-baseline)") from None
-    except json.JSONDecodeError as exc:
-        raise HarnessError(f"{path}: baseline is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    data = read_json(path, "the baseline", "no baseline here (write one with --update-baseline)")
     if not isinstance(data, dict) or data.get("kind") != BASELINE_KIND:
         raise HarnessError(f"{path}: not a compaction-harness baseline")
     if data.get("schema_version") != SCHEMA_VERSION:

@@ -91,18 +91,23 @@ def write_json(path: Path, data: Any) -> None:
     partial.replace(path)
 
 
+def read_json(path: Path, what: str, missing: str) -> Any:
+    """A JSON document a user pointed at, or a one-line error saying what was expected."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError:
+        raise HarnessError(f"{path}: {missing}") from None
+    except json.JSONDecodeError as exc:
+        raise HarnessError(f"{path}: {what} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+
+
 def read_run(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     run_file = path / "run.json" if path.is_dir() else path
-    try:
-        data = json.loads(run_file.read_text(encoding="utf-8"))
-    except OSError:
-        raise HarnessError(f"{run_file}: no run here (expected a results folder with run.json)") from None
-    except json.JSONDecodeError as exc:
-        raise HarnessError(f"{run_file}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    if data.get("schema_version") != SCHEMA_VERSION:
-        raise HarnessError(f"{run_file}: schema_version {data.get('schema_version')!r}, this harness reads "
-                           f"{SCHEMA_VERSION}")
+    data = read_json(run_file, "the run", "no run here (expected a results folder with run.json)")
+    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+        found = data.get("schema_version") if isinstance(data, dict) else None
+        raise HarnessError(f"{run_file}: schema_version {found!r}, this harness reads {SCHEMA_VERSION}")
     return data
 
 
