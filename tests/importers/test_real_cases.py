@@ -31,7 +31,9 @@ def test_case_file_and_license(case_id):
     folder, data, session = load(case_id)
     assert data["case"]["id"] == case_id == folder.name
     assert data["case"]["pool"] == "autonomous"
-    assert data["model"]["context_window"] == 128_000 and data["model"]["max_output_tokens"] == 16384
+    # django is evaluated on a 32K window so the policy compacts it (see its case.toml); pydicom keeps 128K
+    window = 32_768 if case_id == "auto-real-django-15814" else 128_000
+    assert data["model"]["context_window"] == window and data["model"]["max_output_tokens"] == 16384
     license_text = (folder / "LICENSE.md").read_text(encoding="utf-8")
     assert "MIT License" in license_text and "Permission is hereby granted" in license_text
     assert CASES[case_id] in license_text
