@@ -363,9 +363,10 @@ class Compactor:
             f"context compacted: {event.tokens_before_est} -> {event.tokens_after_est} tokens (estimated)")
         if self.notify:
             self.notify(event)
-        would_trigger = getattr(self.policy, "would_trigger", None)  # peers have their own triggers
-        if (would_trigger(event.tokens_after_est) if would_trigger is not None
-                else event.tokens_after_est >= config.context_window - config.reserve_tokens):
+        # Each policy judges with its own trigger; one without a token trigger (an external adapter,
+        # recorded points) cannot be judged here.
+        would_trigger = getattr(self.policy, "would_trigger", None)
+        if would_trigger is not None and would_trigger(event.tokens_after_est):
             self._risk("no_shrink", event.send_index, event.tokens_after_est,
                        "the compacted context is still at or over the trigger")
         self._take_point(f"compaction:{event.number}")

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from harness.policy.base import ContextView, Plan, PolicyConfig, SendPoint, register
 
 
-def reserve_trigger(config: PolicyConfig, send: SendPoint) -> bool:
+def reserve_trigger(config: PolicyConfig, tokens: int) -> bool:
     """Compact when the estimate reaches `context_window - reserve_tokens` (>=), on every send."""
-    return config.active and send.context_tokens >= config.context_window - config.reserve_tokens
+    return config.active and tokens >= config.context_window - config.reserve_tokens
 
 
 def turn_first_tail(config: PolicyConfig, view: ContextView) -> Plan:
@@ -44,8 +44,11 @@ class DefaultPolicy:
     config: PolicyConfig
     name: str = "default"
 
+    def would_trigger(self, tokens: int) -> bool:
+        return reserve_trigger(self.config, tokens)
+
     def should_compact(self, send: SendPoint) -> bool:
-        return reserve_trigger(self.config, send)
+        return reserve_trigger(self.config, send.context_tokens)
 
     def plan(self, view: ContextView) -> Plan:
         return turn_first_tail(self.config, view)

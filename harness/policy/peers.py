@@ -433,8 +433,11 @@ class TruncatePolicy:
     config: PolicyConfig
     name: str = "truncate"
 
+    def would_trigger(self, tokens: int) -> bool:
+        return reserve_trigger(self.config, tokens)
+
     def should_compact(self, send: SendPoint) -> bool:
-        return reserve_trigger(self.config, send)
+        return reserve_trigger(self.config, send.context_tokens)
 
     def plan(self, view: ContextView) -> Plan:
         return replace(turn_first_tail(self.config, view), summarize=False)
