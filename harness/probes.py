@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from harness.cases import Probe
-from harness.compactor import ContextSnapshot
+from harness.cases.schema import Probe
+from harness.compaction.compactor import ContextSnapshot
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse
 from harness.session import Message, Session, message_text
-from harness.summarizer import chat_message
+from harness.compaction.summarizer import chat_message
 
 CONDITIONS = ("compacted", "full", "floor")
 ANSWER_INSTRUCTION = "Answer from the conversation above, briefly and exactly.\n\nQuestion: {question}"

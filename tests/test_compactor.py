@@ -2,10 +2,10 @@
 
 from dataclasses import dataclass, field
 
-from harness.compactor import Compactor
+from harness.compaction.compactor import Compactor
 from harness.policy import PolicyConfig, make_policy
 from harness.session import CompactionRecord, Session
-from harness.summarizer import PlaceholderSummarizer, SummaryInput, SummaryResult
+from harness.compaction.summarizer import PlaceholderSummarizer, SummaryInput, SummaryResult
 
 from harness.tokens import counter
 

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from harness.cases import discover
+from harness.cases.schema import discover
 from harness.cli import main
-from harness.costs import (CacheWorld, break_even, flip_hit_rate, folds_of,
+from harness.studies.costs import (CacheWorld, break_even, flip_hit_rate, folds_of,
                            price_session, study)
 from harness.errors import HarnessError
 from harness.models import _tokens
@@ -15,7 +15,7 @@ from harness.models.anthropic import message_params
 from harness.models.emulator import anthropic_blocks, openai_prompt_tokens
 from harness.models.openai import chat_params
 from harness.models.pricing import load_prices, resolve
-from harness.summarizer import summary_request
+from harness.compaction.summarizer import summary_request
 
 CASE = "edge-32k-window"  # small, and it compacts several times
 

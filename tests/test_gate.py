@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from harness.cli import main
-from harness.results import read_run, strip_volatile
+from harness.results.folder import read_run, strip_volatile
 
 from test_runner import SESSION, make_case
 
@@ -168,7 +168,7 @@ def synthetic_run(passes: list[bool], model: str = "openai:gpt-5", record_mode: 
 
 
 def test_live_runs_fail_only_on_a_significant_drop_above_the_minimum_effect():
-    from harness.gate import Thresholds, gate, make_baseline
+    from harness.studies.gate import Thresholds, gate, make_baseline
 
     baseline = make_baseline(synthetic_run([True] * 40))
     two_lost = gate(synthetic_run([False] * 2 + [True] * 38), baseline, Thresholds(min_effect=0.05))

@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 
 from harness.cli import main
-from harness.results import read_run
+from harness.results.folder import read_run
 
 DATA = Path(__file__).parent / "data" / "recorded"
 IMPORTERS = Path(__file__).parent / "importers" / "data"

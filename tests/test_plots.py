@@ -3,7 +3,7 @@
 import json
 
 from harness.cli import main
-from harness.plots import cost_plot, markdown_image, retention_plot, sweep_plot
+from harness.render.plots import cost_plot, markdown_image, retention_plot, sweep_plot
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import discover
+from harness.cases.schema import discover
 from harness.cli import main
-from harness.compactor import Compactor
+from harness.compaction.compactor import Compactor
 from harness.errors import HarnessError
 from harness.policy import PolicyConfig, make_policy
 from harness.policy.external import REFERENCE_ADAPTER, SCHEMA, TIMEOUT_ENV, ExternalPolicy
 from harness.session import CompactionRecord, Session, dumps_session
-from harness.simulate import Simulator, Target
-from harness.summarizer import PlaceholderSummarizer
+from harness.studies.simulate import Simulator, Target
+from harness.compaction.summarizer import PlaceholderSummarizer
 from harness.tokens import MessageTokens, counter
 
 from builders import Builder

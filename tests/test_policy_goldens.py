@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import discover
-from harness.simulate import Simulator, Target, config_for
+from harness.cases.schema import discover
+from harness.studies.simulate import Simulator, Target, config_for
 
 ROOT = Path(__file__).parents[1]
 GOLDENS = ROOT / "goldens" / "policy"

@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 import pytest
 
 from harness.cli import main
-from harness.compactor import PRUNED_MARKER, Compactor
+from harness.compaction.compactor import PRUNED_MARKER, Compactor
 from harness.policy import ContextView, PolicyConfig, SendPoint, make_policy, policy_names
 from harness.policy.peers import (ClaudeCodePolicy, CodexPolicy, GeminiCliPolicy, OpencodePolicy, PiPolicy)
 from harness.session import Message, Session, dumps_session
-from harness.summarizer import SummaryInput, SummaryResult
+from harness.compaction.summarizer import SummaryInput, SummaryResult
 from harness.tokens import MessageTokens, counter
 
 from builders import Builder

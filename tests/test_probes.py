@@ -1,7 +1,7 @@
 """Matchers, the three controls, and grading."""
 
-from harness.cases import Probe
-from harness.compactor import ContextSnapshot
+from harness.cases.schema import Probe
+from harness.compaction.compactor import ContextSnapshot
 from harness.metrics import check_summary, mcnemar_exact, normalised_retention, wilson
 from harness.probes import conditions, match, normalise, parse_judgement, retained
 from harness.session import Message, Session, ToolCall
@@ -79,7 +79,7 @@ def test_summary_level_checks():
 
 
 def test_summary_request_keeps_the_context_prefix_and_a_split_turn_section():
-    from harness.summarizer import SummaryInput, summary_request
+    from harness.compaction.summarizer import SummaryInput, summary_request
 
     kept = (Message("user", "keep the API stable"),)
     head = (Message("user", "fix the parser"), Message("assistant", "looking"))

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import load_case
+from harness.cases.schema import load_case
 from harness.cli import main
-from harness.compactor import Compactor
+from harness.compaction.compactor import Compactor
 from harness.policy import PolicyConfig, make_policy
 from harness.policy.recorded import AtRecordedPoints, recorded_points
-from harness.results import read_run
-from harness.runner import RunConfig, evaluate_case
-from harness.summarizer import PlaceholderSummarizer
+from harness.results.folder import read_run
+from harness.run.matrix import RunConfig, evaluate_case
+from harness.compaction.summarizer import PlaceholderSummarizer
 from harness.tokens import counter
 
 DATA = Path(__file__).parent / "data" / "recorded"

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases import discover, load_case
-from harness.gate import outcomes
-from harness.results import RunFolder, strip_volatile
-from harness.runner import RunConfig, run_cases
+from harness.cases.schema import discover, load_case
+from harness.studies.gate import outcomes
+from harness.results.folder import RunFolder, strip_volatile
+from harness.run.matrix import RunConfig, run_cases
 
 from test_runner import make_case
 

@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from harness.cases import discover
+from harness.cases.schema import discover
 from harness.cli import main
-from harness.results import RunFolder, read_run, strip_volatile
-from harness.runner import RunConfig, run_cases
+from harness.results.folder import RunFolder, read_run, strip_volatile
+from harness.run.matrix import RunConfig, run_cases
 
 SESSION = [
     {"role": "system", "content": "You are a coding agent."},

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from harness.cases import discover
+from harness.cases.schema import discover
 from harness.cli import main
-from harness.validate import default_plan, verdict_sentence
+from harness.studies.verdict import default_plan, verdict_sentence
 
 SMALL = ["edge-32k-window", "desktop-cli-dry-run"]
 
@@ -25,7 +25,7 @@ def test_builtin_verdict_and_outputs(tmp_path, capsys):
 
 
 def test_emulator_records_then_replays(tmp_path):
-    from harness.validate import validate_summarizer
+    from harness.studies.verdict import validate_summarizer
 
     cases = discover("cases", SMALL[:1])
     first = validate_summarizer(cases, "openai:gpt-5@emulator", "openai:gpt-5-mini@emulator", tmp_path / "v")

@@ -8,15 +8,15 @@ from functools import lru_cache
 
 import pytest
 
-from harness.cases import discover
-from harness.compactor import Compactor
+from harness.cases.schema import discover
+from harness.compaction.compactor import Compactor
 from harness.models.builtin import BuiltinClient
 from harness.policy import PolicyConfig, make_policy
 from harness.policy.base import ContextView
 from harness.policy.default import turn_first_tail
-from harness.runner import RunConfig, policy_config
+from harness.run.matrix import RunConfig, policy_config
 from harness.session import Message, Session, ToolCall, message_text
-from harness.summarizer import ModelSummarizer, PlaceholderSummarizer
+from harness.compaction.summarizer import ModelSummarizer, PlaceholderSummarizer
 from harness.tokens import MessageTokens, counter
 
 CASE = "long-auth-refactor"  # 3 compactions under the default policy, about 340K o200k tokens

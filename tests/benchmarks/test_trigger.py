@@ -6,10 +6,10 @@ with `--benchmark-compare`.
 
 import pytest
 
-from harness.compactor import Compactor
+from harness.compaction.compactor import Compactor
 from harness.policy import PolicyConfig, make_policy
 from harness.session import Message, Session, ToolCall, message_text
-from harness.summarizer import PlaceholderSummarizer
+from harness.compaction.summarizer import PlaceholderSummarizer
 from harness.tokens import counter
 
 # (messages, tokens per message): 1K to 1M tokens of history, 10 to 100,000 messages

@@ -294,7 +294,7 @@ def test_window_comes_from_transcript_then_tables_then_option():
 
 
 def test_written_case_loads_with_the_case_loader(tmp_path):
-    cases = pytest.importorskip("harness.cases")
+    cases = pytest.importorskip("harness.cases.schema")
     session, report, meta = load("codex.jsonl")
     write_case(tmp_path / "codex-case", session, report, meta)
     case = cases.load_case(tmp_path / "codex-case")

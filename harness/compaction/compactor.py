@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 
 from harness.policy.base import ContextView, Plan, Policy, SendPoint
 from harness.session import Message, Session
-from harness.summarizer import Summarizer, SummaryInput, summary_block
+from harness.compaction.summarizer import Summarizer, SummaryInput, summary_block
 from harness.tokens import MessageTokens, TokenCounter, counter
 
 RISK_KINDS = (

@@ -15,15 +15,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from harness.cases import Case
-from harness.compactor import Compactor, Replay
+from harness.cases.schema import Case
+from harness.compaction.compactor import Compactor, Replay
 from harness.errors import HarnessError
 from harness.metrics import age_bucket, check_summary
 from harness.models.base import ModelClient, check_spec, open_client
 from harness.policy import PolicyConfig, make_policy
 from harness.probes import CONDITIONS, Text, conditions, grade
-from harness.results import SCHEMA_VERSION, RunFolder, git_commit, harness_version, now, rebuild_run
-from harness.summarizer import SECTIONS, ModelSummarizer, SummaryInput, SummaryResult
+from harness.results.folder import SCHEMA_VERSION, RunFolder, git_commit, harness_version, now, rebuild_run
+from harness.compaction.summarizer import SECTIONS, ModelSummarizer, SummaryInput, SummaryResult
 
 
 @dataclass(frozen=True)
@@ -326,7 +326,7 @@ def run_cases(cases: list[Case], config: RunConfig, folder: RunFolder, *, run_id
               resume: bool = False, repeat: int = 1, concurrency: int = 1, shard: str | None = None,
               on_case: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Evaluate every case (x repeat) and write as each finishes. Returns the finished run document."""
-    from harness.report import aggregate
+    from harness.render.run import aggregate
 
     config.validate()
     _check_price(config)

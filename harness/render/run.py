@@ -163,7 +163,7 @@ def markdown_plots(run: dict[str, Any], folder: Path) -> list[str]:
     if not run["aggregates"].get("valid_probes"):
         return []
     try:
-        from harness.plots import retention_plot
+        from harness.render.plots import retention_plot
 
         retention_plot([(run.get("label") or run["run_id"], run)], folder / "retention.png")
     except Exception as exc:  # a missing matplotlib must not cost the report

@@ -106,7 +106,7 @@ def cost_plot(result: dict[str, Any], path: str | Path) -> Path:
 
 
 def _shape_label(shape: str) -> str:
-    from harness.costs import bare, shape_title
+    from harness.studies.costs import bare, shape_title
 
     if shape.startswith("alt:"):
         return f"cheaper model\n{bare(shape[4:])}"

@@ -7,7 +7,7 @@ from itertools import combinations
 from typing import Any
 
 from harness.errors import HarnessError
-from harness.gate import outcomes
+from harness.studies.gate import outcomes
 from harness.metrics import bootstrap_difference, mcnemar_exact
 
 
@@ -72,7 +72,7 @@ def markdown(result: dict[str, Any]) -> str:
 
 def table_rows(result: dict[str, Any]):
     """(row title, cell function) for the side-by-side table, shared by the terminal and markdown."""
-    from harness.report import fmt_rate
+    from harness.render.run import fmt_rate
 
     kinds = sorted({k for r in result["runs"] for k in r["by_kind"]})
     pools = sorted({k for r in result["runs"] for k in r["by_pool"]})

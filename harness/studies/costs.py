@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
-from harness.cases import Case
-from harness.compactor import Compactor
+from harness.cases.schema import Case
+from harness.compaction.compactor import Compactor
 from harness.errors import HarnessError
 from harness.models import _tokens
 from harness.models.anthropic import message_params
@@ -33,7 +33,7 @@ from harness.models.emulator import (AnthropicBreakpointCache, OpenAIPrefixCache
                                      openai_prompt_tokens)
 from harness.models.openai import chat_params
 from harness.models.pricing import ModelPrice, PriceTable, cost, load_prices, resolve
-from harness.summarizer import SummaryInput, chat_message, summary_request
+from harness.compaction.summarizer import SummaryInput, chat_message, summary_request
 
 DEFAULT_MODELS = ("anthropic:claude-sonnet-4-6", "openai:gpt-5")
 DEFAULT_ALTERNATIVES = {"anthropic": "anthropic:claude-haiku-4-5", "openai": "openai:gpt-5-mini"}
@@ -142,8 +142,8 @@ def folds_of(case: Case) -> list[Fold]:
     """Replay a case through the default policy with the builtin summarizer and keep each fold."""
     from harness.models.builtin import BuiltinClient
     from harness.policy import make_policy
-    from harness.runner import Folding, RunConfig, policy_config
-    from harness.summarizer import ModelSummarizer
+    from harness.run.matrix import Folding, RunConfig, policy_config
+    from harness.compaction.summarizer import ModelSummarizer
 
     summarizer = Folding(ModelSummarizer(BuiltinClient(), "builtin"))
     replay = Compactor(case.session, make_policy("default", policy_config(case, RunConfig())), summarizer).run()

@@ -15,7 +15,7 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.metrics import bootstrap_difference, mcnemar_exact
-from harness.results import SCHEMA_VERSION, read_json, write_json
+from harness.results.folder import SCHEMA_VERSION, read_json, write_json
 
 BASELINE_KIND = "compaction-harness-baseline"
 

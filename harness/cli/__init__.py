@@ -40,12 +40,12 @@ def policy_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from harness.simulate import Simulator, config_for, load_target, parse_int_list
+    from harness.studies.simulate import Simulator, config_for, load_target, parse_int_list
 
     target = load_target(args.target)
     extra = {}
     if args.summarizer:
-        from harness.summarizer import model_summarizer
+        from harness.compaction.summarizer import model_summarizer
 
         extra["summarizer"] = model_summarizer(args.summarizer)
     simulator = Simulator(target, estimator=args.estimator, tokenizer=args.tokenizer, **extra)
@@ -56,7 +56,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         reserves = parse_int_list(args.reserves, "--reserves")
         rows = [row for policy in policies for row in simulator.sweep(policy, config, windows, reserves)]
         if args.plot:
-            from harness.plots import sweep_plot
+            from harness.render.plots import sweep_plot
 
             err.print(f"plot: {sweep_plot(rows, args.plot, f'reserve sweep: {target.name}')}")
         if args.json:
@@ -100,7 +100,7 @@ def render_simulation(result) -> None:
 
 
 def render_sweep(name: str, rows: list[dict]) -> None:
-    from harness.compactor import RISK_KINDS
+    from harness.compaction.compactor import RISK_KINDS
 
     table = Table(title=f"reserve sweep: {name}")
     for column in ("policy", "window", "reserve", "compactions", *RISK_KINDS):
@@ -116,7 +116,7 @@ def render_sweep(name: str, rows: list[dict]) -> None:
 
 
 def cmd_cases_list(args: argparse.Namespace) -> int:
-    from harness.cases import discover
+    from harness.cases.schema import discover
 
     table = Table(title=f"cases in {args.cases_dir}")
     for column in ("id", "pool", "window", "messages", "probes", "title"):
@@ -129,7 +129,7 @@ def cmd_cases_list(args: argparse.Namespace) -> int:
 
 
 def cmd_cases_validate(args: argparse.Namespace) -> int:
-    from harness.cases import discover, validate_case
+    from harness.cases.schema import discover, validate_case
 
     problems: list[str] = []
     cases = discover(args.cases_dir, args.cases or None)
@@ -202,7 +202,7 @@ def parse_settings(pairs: list[str] | None) -> tuple[tuple[str, Any], ...]:
 
 
 def parse_sections(text: str | None) -> tuple[str, ...]:
-    from harness.summarizer import SECTIONS
+    from harness.compaction.summarizer import SECTIONS
 
     if text is None:
         return SECTIONS
@@ -216,7 +216,7 @@ def run_configs(args: argparse.Namespace) -> list:
     """One configuration per combination of the repeatable --policy, --model and --summarizer."""
     from itertools import product
 
-    from harness.runner import RunConfig
+    from harness.run.matrix import RunConfig
 
     settings = parse_settings(args.set)
     at_points = args.at_recorded_points is not None
@@ -239,10 +239,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from harness.cases import discover
-    from harness.report import render_summary, write_markdown
-    from harness.results import RunFolder
-    from harness.runner import default_run_id, matrix, parse_shard, results_path, run_cases
+    from harness.cases.schema import discover
+    from harness.render.run import render_summary, write_markdown
+    from harness.results.folder import RunFolder
+    from harness.run.matrix import default_run_id, matrix, parse_shard, results_path, run_cases
 
     if args.resume and not args.out:
         raise HarnessError("--resume needs --out DIR: the folder of the run to continue")
@@ -285,10 +285,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def write_comparison(runs: list[dict], folder) -> dict:
-    from harness.compare import comparison, markdown
-    from harness.results import write_json
+    from harness.studies.compare import comparison, markdown
+    from harness.results.folder import write_json
 
-    from harness.report import markdown_compaction_points
+    from harness.render.run import markdown_compaction_points
 
     result = comparison(runs)
     write_json(folder / "comparison.json", result)
@@ -298,7 +298,7 @@ def write_comparison(runs: list[dict], folder) -> dict:
 
 
 def render_comparison(result: dict) -> None:
-    from harness.compare import table_rows
+    from harness.studies.compare import table_rows
 
     table = Table(title=f"comparison ({result['grade']}, compacted)")
     table.add_column("")
@@ -319,10 +319,10 @@ def render_comparison(result: dict) -> None:
 def cmd_compare(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from harness.compare import comparison, markdown
-    from harness.results import read_run
+    from harness.studies.compare import comparison, markdown
+    from harness.results.folder import read_run
 
-    from harness.report import markdown_compaction_points
+    from harness.render.run import markdown_compaction_points
 
     runs = [read_run(path) for path in args.runs]
     result = comparison(runs)
@@ -343,7 +343,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def parse_thresholds(args: argparse.Namespace):
-    from harness.gate import Thresholds
+    from harness.studies.gate import Thresholds
 
     overall, per_kind = None, {}
     for value in args.min_pass_rate or []:
@@ -363,8 +363,8 @@ def parse_thresholds(args: argparse.Namespace):
 def cmd_gate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from harness.gate import gate, junit_xml, markdown, read_baseline, update_baseline
-    from harness.results import read_run
+    from harness.studies.gate import gate, junit_xml, markdown, read_baseline, update_baseline
+    from harness.results.folder import read_run
 
     run = read_run(args.run)
     if args.update_baseline:
@@ -402,8 +402,8 @@ def render_gate(verdict) -> None:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from harness.report import aggregate
-    from harness.results import merge_runs
+    from harness.render.run import aggregate
+    from harness.results.folder import merge_runs
 
     run = merge_runs(args.runs, args.out, aggregate)
     out.print(f"merged {len(args.runs)} runs into {args.out}: {len(run['cases'])} cases")
@@ -411,25 +411,25 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# cost and validate-summarizer (harness.costs, harness.validate)
+# cost and validate-summarizer (harness.studies.costs, harness.studies.verdict)
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from harness.cases import discover
-    from harness.costs import markdown, study
+    from harness.cases.schema import discover
+    from harness.studies.costs import markdown, study
 
     result = study(discover(args.cases_dir, args.cases or None), args.model, args.alt_model, args.prices)
     plot = None
     if args.plot:
-        from harness.plots import cost_plot
+        from harness.render.plots import cost_plot
 
         plot = cost_plot(result, args.plot)
     if args.markdown:
         link = None
         if plot:
-            from harness.plots import markdown_image
+            from harness.render.plots import markdown_image
 
             link = markdown_image("", plot, Path(args.markdown).parent)[4:-1]
         Path(args.markdown).write_text(markdown(result, link), encoding="utf-8")
@@ -441,7 +441,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
 
 
 def render_cost(result: dict) -> None:
-    from harness.costs import break_even_sentence, shape_title
+    from harness.studies.costs import break_even_sentence, shape_title
 
     out.print(f"{len(result['cases'])} cases, {result['sessions_with_compactions']} with compactions; "
               f"{result['note']}")
@@ -461,8 +461,8 @@ def render_cost(result: dict) -> None:
 
 
 def cmd_validate_summarizer(args: argparse.Namespace) -> int:
-    from harness.cases import discover
-    from harness.validate import validate_summarizer
+    from harness.cases.schema import discover
+    from harness.studies.verdict import validate_summarizer
 
     result = validate_summarizer(discover(args.cases_dir, args.cases or None), args.model, args.alt_model, args.out,
                                  record_mode=args.record_mode, cassettes=args.cassettes, prices=args.prices,

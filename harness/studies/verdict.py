@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.cases import Case
+from harness.cases.schema import Case
 from harness.errors import HarnessError
 from harness.models.base import check_spec
 
@@ -40,9 +40,9 @@ def default_plan(model: str, alt: str, out: Path, record_mode: str | None, casse
 
 def run_pair(cases: list[Case], model: str, alt: str, out: Path, plan: Plan, prices: str | None,
              concurrency: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
-    from harness.report import write_markdown
-    from harness.results import RunFolder
-    from harness.runner import RunConfig, run_cases
+    from harness.render.run import write_markdown
+    from harness.results.folder import RunFolder
+    from harness.run.matrix import RunConfig, run_cases
 
     runs = []
     for name, summarizer in (("same", "same"), ("alt", alt)):
@@ -57,7 +57,7 @@ def run_pair(cases: list[Case], model: str, alt: str, out: Path, plan: Plan, pri
 
 
 def quality(same: dict[str, Any], alt: dict[str, Any]) -> dict[str, Any]:
-    from harness.compare import comparison
+    from harness.studies.compare import comparison
 
     result = comparison([same, alt])
     pair = result["pairs"][0]
@@ -71,7 +71,7 @@ def quality(same: dict[str, Any], alt: dict[str, Any]) -> dict[str, Any]:
 
 def cost_side(cases: list[Case], model: str, alt: str, prices: str | None) -> dict[str, Any]:
     """The modelled four shapes for the session model with `alt` as the cheaper one."""
-    from harness.costs import study
+    from harness.studies.costs import study
 
     result = study(cases, [model], [alt], prices)
     summary = result["models"][0]
@@ -152,7 +152,7 @@ def validate_summarizer(cases: list[Case], model: str, alt: str, out: str | Path
 
 def measured_costs(same: dict[str, Any], alt: dict[str, Any], prices: str | None) -> dict[str, Any]:
     """What each run's summarizer calls cost as measured (live, recorded, or the emulator's figures)."""
-    from harness.costs import measured
+    from harness.studies.costs import measured
 
     out = {}
     for name, run in (("same", same), ("alt", alt)):
@@ -165,7 +165,7 @@ def measured_costs(same: dict[str, Any], alt: dict[str, Any], prices: str | None
 
 def write_plots(out: Path, same: dict[str, Any], alt: dict[str, Any], study: dict[str, Any],
                 alt_spec: str) -> dict[str, str]:
-    from harness.plots import cost_plot, retention_plot
+    from harness.render.plots import cost_plot, retention_plot
 
     paths = {"retention": retention_plot([("summarizer same", same), (f"summarizer {alt_spec}", alt)],
                                          out / "retention.png")}
@@ -175,7 +175,7 @@ def write_plots(out: Path, same: dict[str, Any], alt: dict[str, Any], study: dic
 
 
 def markdown(result: dict[str, Any], study: dict[str, Any]) -> str:
-    from harness.costs import markdown as cost_markdown
+    from harness.studies.costs import markdown as cost_markdown
 
     q, c = result["quality"], result["cost"]
     lines = [f"# Same-model summarizer: {result['model']} against {result['alt_model']}", "",

@@ -7,12 +7,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.cases import load_case
-from harness.compactor import RISK_KINDS, Compactor, Replay
+from harness.cases.schema import load_case
+from harness.compaction.compactor import RISK_KINDS, Compactor, Replay
 from harness.errors import HarnessError
 from harness.policy import PolicyConfig, make_policy
 from harness.session import Session, read_session
-from harness.summarizer import PlaceholderSummarizer, Summarizer
+from harness.compaction.summarizer import PlaceholderSummarizer, Summarizer
 from harness.tokens import MessageTokens, counter
 
 

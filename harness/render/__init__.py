@@ -1,0 +1,1 @@
+"""Rendering: terminal tables, markdown, JUnit and plots, read from results only."""

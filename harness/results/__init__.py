@@ -1,0 +1,1 @@
+"""Run results: `results/<run-id>/run.json` and one file per case."""

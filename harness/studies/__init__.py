@@ -1,0 +1,1 @@
+"""Studies over cases and runs: simulate, costs, the same-model verdict, compare, gate."""
