@@ -402,7 +402,7 @@ def render_gate(verdict) -> None:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from harness.render.run import aggregate
+    from harness.results.aggregate import aggregate
     from harness.results.folder import merge_runs
 
     run = merge_runs(args.runs, args.out, aggregate)

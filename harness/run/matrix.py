@@ -326,7 +326,7 @@ def run_cases(cases: list[Case], config: RunConfig, folder: RunFolder, *, run_id
               resume: bool = False, repeat: int = 1, concurrency: int = 1, shard: str | None = None,
               on_case: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Evaluate every case (x repeat) and write as each finishes. Returns the finished run document."""
-    from harness.render.run import aggregate
+    from harness.results.aggregate import aggregate
 
     config.validate()
     _check_price(config)
