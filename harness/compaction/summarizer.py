@@ -149,7 +149,7 @@ class ModelSummarizer:
 
 def model_summarizer(spec: str, **options: Any) -> ModelSummarizer:
     """A summarizer for a model spec (`builtin`, `openai:MODEL`, ...), opened now so a missing key fails early."""
-    from harness.models.base import check_spec, open_client
+    from harness.models import check_spec, open_client
 
     client_options = {k: options.pop(k) for k in ("cassette_path", "record_mode", "case_id", "transport")
                       if k in options}

@@ -1,5 +1,7 @@
 """The model layer: one provider-neutral client interface over OpenAI, Anthropic and the builtin model,
-with record/replay (cassette), a wire-format emulator with prompt-cache simulation, and prices."""
+with record/replay (cassette), a wire-format emulator with prompt-cache simulation, and prices.
+
+The rest of the harness imports from here: the types (base) and opening a client (registry)."""
 
 from harness.models.base import (
     ChatMessage,
@@ -9,9 +11,8 @@ from harness.models.base import (
     ModelSpec,
     ToolCallSpec,
     Usage,
-    check_spec,
-    open_client,
 )
+from harness.models.registry import cassette_path, check_spec, open_client, require_key
 
 __all__ = ["ChatMessage", "ModelClient", "ModelRequest", "ModelResponse", "ModelSpec", "ToolCallSpec", "Usage",
-           "check_spec", "open_client"]
+           "cassette_path", "check_spec", "open_client", "require_key"]

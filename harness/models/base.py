@@ -1,6 +1,7 @@
-"""The provider-neutral model interface: requests, responses, usage, and `open_client(spec)`.
+"""The provider-neutral model interface: the types every adapter and caller shares, and nothing that
+opens a client (that is `harness.models.registry`, so this module imports no adapter).
 
-A model is named by a spec string:
+A model is named by a spec string (parsed by `registry.check_spec` into a ModelSpec):
   builtin                      the offline reference model
   openai:MODEL                 OpenAI Chat Completions (OPENAI_API_KEY)
   anthropic:MODEL              Anthropic Messages (ANTHROPIC_API_KEY)
@@ -13,17 +14,14 @@ from __future__ import annotations
 
 import abc
 import asyncio
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
-
-from harness.errors import HarnessError
 
 Role = Literal["user", "assistant", "tool"]
 LatencySource = Literal["live", "recorded", "modelled"]
 PROVIDERS = ("builtin", "openai", "anthropic")
-KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+KEY_VARIABLES = MappingProxyType({"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"})
 EMULATOR = "emulator"
 RECORD_MODES = ("none", "once", "new", "all")
 DEFAULT_TIMEOUT_S = 600.0
@@ -143,91 +141,3 @@ class ModelSpec:
             return "builtin"
         tail = f"@{self.base_url}" if self.base_url else ""
         return f"{self.provider}:{self.model}{tail}"
-
-
-def check_spec(spec: str) -> ModelSpec:
-    """Parse a model spec without opening anything; a malformed one is a one-line HarnessError."""
-    text = spec.strip()
-    if text == "builtin":
-        return ModelSpec("builtin", "builtin")
-    provider, sep, rest = text.partition(":")
-    hint = "use builtin, openai:MODEL, anthropic:MODEL, openai:MODEL@BASE_URL or PROVIDER:MODEL@emulator"
-    if not sep or provider not in ("openai", "anthropic"):
-        raise HarnessError(f"model spec {spec!r}: unknown provider; {hint}")
-    model, at, base = rest.partition("@")
-    if not model or (at and not base):
-        raise HarnessError(f"model spec {spec!r}: missing model or base URL; {hint}")
-    if base and base != EMULATOR:
-        if provider != "openai":
-            raise HarnessError(f"model spec {spec!r}: a base URL is only supported for openai-compatible servers")
-        if not base.startswith(("http://", "https://")):
-            raise HarnessError(f"model spec {spec!r}: base URL must start with http:// or https://")
-    return ModelSpec(provider, model, base or None)
-
-
-def open_client(
-    spec: str,
-    *,
-    cassette_path: str | Path | None = None,
-    record_mode: str = "none",
-    case_id: str | None = None,
-    transport: Any = None,
-    max_retries: int = 2,
-    timeout: float = DEFAULT_TIMEOUT_S,
-    max_retry_after_s: float = 60.0,
-) -> ModelClient:
-    """Open a client for `spec`. Missing keys fail here, before any work starts.
-
-    `transport` (an httpx2 transport) replaces the network or the emulator underneath; `cassette_path`
-    wraps whatever is underneath in the record/replay transport with `record_mode`.
-    """
-    parsed = check_spec(spec)
-    if record_mode not in RECORD_MODES:
-        raise HarnessError(f"record mode {record_mode!r}: choose one of {', '.join(RECORD_MODES)}")
-    if parsed.provider == "builtin":
-        from harness.models.builtin import BuiltinClient
-
-        return BuiltinClient()
-
-    from harness.models.cassette import CassetteTransport, will_record
-    from harness.models.transport import RetryAfterCap, live_transport
-
-    recording_possible = cassette_path is None or will_record(Path(cassette_path), record_mode)
-    api_key = _api_key(parsed, needed=recording_possible)
-    inner = transport
-    if inner is None:
-        if parsed.emulated:
-            from harness.models.emulator import EmulatorTransport
-
-            inner = EmulatorTransport()
-        elif recording_possible:
-            inner = live_transport()
-    stack: Any = inner
-    if cassette_path is not None:
-        stack = CassetteTransport(
-            Path(cassette_path), inner=inner, mode=record_mode, case_id=case_id or "?",
-            secrets=tuple(v for v in (api_key,) if v),
-        )
-    stack = RetryAfterCap(stack, max_retry_after_s)
-    if parsed.provider == "openai":
-        from harness.models.openai import OpenAIClient
-
-        return OpenAIClient(parsed, api_key=api_key, transport=stack, max_retries=max_retries, timeout=timeout)
-    from harness.models.anthropic import AnthropicClient
-
-    return AnthropicClient(parsed, api_key=api_key, transport=stack, max_retries=max_retries, timeout=timeout)
-
-
-def _api_key(spec: ModelSpec, *, needed: bool) -> str:
-    """The provider key, or a placeholder where no real provider is reached (emulator, replay, custom server)."""
-    variable = KEY_VARIABLES[spec.provider]
-    value = os.environ.get(variable, "").strip()
-    if value:
-        return value
-    if spec.emulated:
-        return "emulator-key"
-    if spec.base_url:  # OpenAI-compatible local servers usually take any key
-        return "no-key"
-    if not needed:
-        return "replay-only"
-    raise HarnessError(f"{variable} is not set: export it to use {spec}, or replay a cassette with --record-mode none")

@@ -7,6 +7,7 @@ so keys, SDK versions and per-run `x-stainless-*` headers do not matter and are 
   new   replay hits, record misses
   all   re-record everything
 Identical requests within one case replay in the order they were recorded (a queue per hash).
+Where a cassette lives (`cassette_path`) is the registry's: it parses the spec.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import datetime as _dt
 import hashlib
 import json
 import os
-import re
 import threading
 import time
 from pathlib import Path
@@ -24,27 +24,12 @@ from typing import Any
 import httpx2
 
 from harness.errors import HarnessError
-from harness.models.base import KEY_VARIABLES, LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER, check_spec
+from harness.models.base import KEY_VARIABLES, LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER
 
 CASSETTE_VERSION = 1
-DEFAULT_ROOT = Path("goldens/cassettes")
 # Transient failures are retried by the SDK; recording them would make every replay sleep and retry.
 _UNRECORDED_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 REDACTED = "<redacted>"
-
-
-def cassette_path(root: str | Path | None, case_id: str, spec: str) -> Path:
-    """goldens/cassettes/<case>/<provider>-<model>[-<base>].json"""
-    parsed = check_spec(spec)
-    name = parsed.provider if parsed.provider == "builtin" else f"{parsed.provider}-{parsed.model}"
-    if parsed.base_url:
-        name += "-" + re.sub(r"^https?://", "", parsed.base_url)
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
-    return Path(root if root is not None else DEFAULT_ROOT) / _safe_segment(case_id) / f"{safe}.json"
-
-
-def _safe_segment(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "case"
 
 
 def will_record(path: Path, mode: str) -> bool:

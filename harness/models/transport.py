@@ -9,6 +9,9 @@ from typing import Iterator
 
 import httpx2
 
+from harness.errors import HarnessError
+from harness.models.base import LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER
+
 RETRY_AFTER_HEADERS = ("retry-after", "retry-after-ms")
 
 
@@ -52,8 +55,6 @@ class RetryAfterCap(httpx2.BaseTransport):
 def latency_from(headers: httpx2.Headers, measured_s: float) -> tuple[float, str]:
     """(latency, source): a cassette replay reports the recorded elapsed time, the emulator is `modelled`,
     anything else is a live measurement."""
-    from harness.models.base import LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER
-
     source = headers.get(LATENCY_SOURCE_HEADER, "live")
     if source == "recorded":
         try:
@@ -82,8 +83,6 @@ def provider_message(body: object, fallback: str) -> str:
 @contextmanager
 def sdk_errors(spec: str, sdk: ModuleType) -> Iterator[None]:
     """One-line errors for what an SDK call can raise; the two SDKs share their exception names."""
-    from harness.errors import HarnessError
-
     try:
         yield
     except sdk.APIStatusError as err:

@@ -19,7 +19,7 @@ from harness.cases.schema import Case
 from harness.compaction.compactor import Compactor, Replay
 from harness.errors import HarnessError
 from harness.metrics import age_bucket, check_summary
-from harness.models.base import ModelClient, check_spec, open_client
+from harness.models import ModelClient, check_spec, open_client, require_key
 from harness.policy import PolicyConfig, make_policy
 from harness.probes import CONDITIONS, Text, conditions, grade
 from harness.results.folder import SCHEMA_VERSION, RunFolder, git_commit, harness_version, now, rebuild_run
@@ -96,7 +96,7 @@ class Clients:
             parsed = check_spec(spec)
             cassette = None
             if parsed.provider != "builtin":
-                from harness.models.cassette import cassette_path
+                from harness.models import cassette_path
 
                 cassette = cassette_path(self.config.cassettes, self.case_id, spec)
             self.opened[spec] = open_client(spec, cassette_path=cassette, record_mode=self.config.record_mode,
@@ -373,13 +373,8 @@ def _check_price(config: RunConfig) -> None:
 
 
 def _check_key(spec: str, config: RunConfig) -> None:
-    """Fail before any work when a key is needed and missing (opening a client checks it)."""
-    parsed = check_spec(spec)
-    if parsed.provider == "builtin" or parsed.emulated:
-        return
-    if config.record_mode == "none":
-        return  # replay only: no key needed
-    open_client(spec).close()
+    """Fail before any work when a key is needed and missing (without opening a client)."""
+    require_key(spec, config.record_mode)
 
 
 def default_run_id(config: RunConfig, label: str | None) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.cases.schema import Case
 from harness.errors import HarnessError
-from harness.models.base import check_spec
+from harness.models import check_spec
 
 ALPHA = 0.05
 

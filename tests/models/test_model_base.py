@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 
 from harness.errors import HarnessError
-from harness.models.base import ModelResponse, ModelSpec, Usage, check_spec, open_client
+from harness.models import ModelResponse, ModelSpec, Usage, check_spec, open_client, require_key
+from harness.models import registry
 
 
 def test_spec_forms_parse() -> None:
@@ -41,6 +42,38 @@ def test_replay_only_cassette_needs_no_key(tmp_path) -> None:
     open_client("openai:gpt-5", cassette_path=cassette, record_mode="none").close()
     with pytest.raises(HarnessError, match="OPENAI_API_KEY"):
         open_client("openai:gpt-5", cassette_path=cassette, record_mode="new")
+
+
+@pytest.mark.parametrize("spec,variable", [("openai:gpt-5", "OPENAI_API_KEY"),
+                                           ("anthropic:claude-sonnet-4-6", "ANTHROPIC_API_KEY")])
+def test_require_key_gives_the_opening_error_without_a_client(spec: str, variable: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_client(*args: object, **kwargs: object) -> None:
+        raise AssertionError("require_key opened a client")
+
+    with pytest.raises(HarnessError) as opening:
+        open_client(spec)
+    monkeypatch.setattr(registry, "open_client", no_client)
+    with pytest.raises(HarnessError) as required:
+        require_key(spec, "new")
+    assert str(required.value) == str(opening.value)
+    assert "\n" not in str(required.value) and variable in str(required.value)
+    with pytest.raises(HarnessError, match=variable):
+        require_key(check_spec(spec), "all")
+
+
+@pytest.mark.parametrize("spec,mode", [("openai:gpt-5", "none"), ("builtin", "all"), ("openai:gpt-5@emulator", "all"),
+                                       ("anthropic:claude-haiku-4-5@emulator", "new"),
+                                       ("openai:llama3@http://localhost:8000/v1", "all")])
+def test_require_key_passes_where_no_key_is_needed(spec: str, mode: str) -> None:
+    require_key(spec, mode)
+
+
+def test_require_key_takes_the_key_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    require_key("anthropic:claude-sonnet-4-6", "once")
+    with pytest.raises(HarnessError, match="record mode"):
+        require_key("anthropic:claude-sonnet-4-6", "sometimes")
 
 
 def test_bad_record_mode() -> None:

@@ -9,8 +9,7 @@ import pytest
 
 from harness.errors import HarnessError
 from harness.models.base import ChatMessage as M
-from harness.models.base import ModelRequest, open_client
-from harness.models.cassette import cassette_path
+from harness.models import ModelRequest, cassette_path, open_client
 from harness.models.emulator import EmulatorTransport, Fault
 from harness.models.pricing import cost
 

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from harness.models.base import ChatMessage, ModelRequest, open_client
+from harness.models import ChatMessage, ModelRequest, open_client
 from harness.models.pricing import cost
 
 pytestmark = pytest.mark.live

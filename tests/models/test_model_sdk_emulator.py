@@ -9,7 +9,7 @@ import pytest
 from harness.errors import HarnessError
 from harness.models.anthropic import message_params
 from harness.models.base import ChatMessage as M
-from harness.models.base import ModelRequest, ToolCallSpec, open_client
+from harness.models import ModelRequest, ToolCallSpec, open_client
 from harness.models.emulator import Emulator, EmulatorTransport, Fault
 
 SPECS = {"openai": "openai:gpt-5@emulator", "anthropic": "anthropic:claude-sonnet-4-6@emulator"}
