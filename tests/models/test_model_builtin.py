@@ -146,7 +146,32 @@ def test_tool_listings_do_not_supersede_what_was_said() -> None:
 
 
 def test_question_words_split_snake_case_and_expand_package_manager():
-    from harness.models.builtin import _question_words, content_words
+    from harness.models.builtin.question import question_words
+    from harness.models.builtin.text import content_words
     assert {"checkpoint", "pipewright"} <= content_words("CHECKPOINT_TABLE = '_pipewright_checkpoints'")
-    assert "pnpm" in _question_words("Which package manager must be used?")
-    assert "pnpm" not in _question_words("Which file was changed?")
+    assert "pnpm" in question_words("Which package manager must be used?")
+    assert "pnpm" not in question_words("Which file was changed?")
+
+
+def _question(text: str, system: str = "sys") -> ModelRequest:
+    return ModelRequest("builtin", system, HISTORY + (M("user", text),), 100)
+
+
+def test_context_cache_is_per_owner_and_bounded() -> None:
+    from harness.models.builtin.context import ContextCache
+
+    mine, yours = ContextCache(), ContextCache(size=1)
+    assert mine.get(_question("Which port?")) is mine.get(_question("Which db?"))  # one context, two questions
+    assert mine.get(_question("Which port?")) is not yours.get(_question("Which port?"))
+    kept = yours.get(_question("Which port?"))
+    yours.get(_question("Which port?", system="another context"))  # evicts the only entry
+    assert yours.get(_question("Which port?")) is not kept
+
+
+def test_clients_and_respond_share_no_context_cache() -> None:
+    from harness.models.builtin import respond
+
+    first, second = BuiltinClient(), BuiltinClient()
+    assert first._contexts is not second._contexts
+    request = _question("Which port must the dev server use now?")
+    assert first.complete(request).text == second.complete(request).text == respond(request)[0]

@@ -1,0 +1,135 @@
+"""The answerer: the best few units of the context for the last question, as a short reply.
+
+A retrieval answerer: the context is cut into units (context.py), each unit is scored against the question
+(scoring.py), and the best few units are the answer, clipped to what the question asks for.
+"""
+
+from __future__ import annotations
+
+import re
+
+from harness.models import _tokens
+from harness.models.base import ModelRequest
+from harness.models.builtin.context import ContextCache
+from harness.models.builtin.question import ask_of, question_words
+from harness.models.builtin.scoring import score_units
+from harness.models.builtin.text import PATH, last_user
+
+
+MAX_ANSWER_UNITS = 3
+MAX_ANSWER_CHARS = 600
+MAX_UNIT_CHARS = 240
+MAX_ANSWER_PATHS = 4
+
+_PAST_CLAUSE = re.compile(r"\b(from|was|were|old|previous(ly)?|no longer|drained|deprecated|collides?|goes away|"
+                          r"instead of|rather than|used to|earlier|before)\b", re.I)
+_CLAUSE_SPLIT = re.compile(r"\s*(?:[;—]|,\s+|\s+\(|\)\s*|:\s+(?=[a-z])|\s(?=because\b|since\b|as\b))\s*")
+_VALUE = re.compile(r"(?<![\w.])v?\d[\w.:%/-]*")
+
+
+def _clip_around(unit: str, wanted: frozenset[str], limit: int = MAX_UNIT_CHARS) -> str:
+    """The unit, or for a long one the window around its first question word."""
+    unit = " ".join(unit.split())
+    if len(unit) <= limit:
+        return unit
+    lower = unit.lower()
+    hits = [lower.find(w) for w in sorted(wanted) if len(w) > 2 and lower.find(w) >= 0]
+    start = max(0, min(hits) - limit // 3) if hits else 0
+    piece = unit[start:start + limit]
+    return ("…" if start else "") + piece + ("…" if start + limit < len(unit) else "")
+
+
+def _current_clauses(unit: str) -> str:
+    """For a question about a current value: drop the clauses of the unit that state the old one."""
+    pieces: list[str] = []
+    last = 0
+    for match in _CLAUSE_SPLIT.finditer(unit):
+        pieces.append(unit[last:match.start()])
+        pieces.append(match.group(0))
+        last = match.end()
+    pieces.append(unit[last:])
+    clauses = pieces[0::2]
+    if sum(1 for c in clauses if c.strip()) < 2:
+        return unit
+    keep = [bool(c.strip()) and not _PAST_CLAUSE.search(c) for c in clauses]
+    if not any(keep) or all(keep or not c.strip() for keep, c in zip(keep, clauses)):
+        return unit
+    out: list[str] = []
+    for index, clause in enumerate(clauses):
+        if keep[index]:
+            if out and index > 0:
+                out.append(pieces[2 * index - 1])
+            out.append(clause)
+    text = "".join(out).strip(" ,;:—(")
+    return text if text and (_VALUE.search(text) or not _VALUE.search(unit)) else unit
+
+
+def _value_of(unit: str, wanted: frozenset[str]) -> str | None:
+    """The value a 'number only' question asks for: the number nearest after a question word."""
+    values = [(m.start(), m.group(0).rstrip(".,;:")) for m in _VALUE.finditer(unit)]
+    if not values:
+        return None
+    lower = unit.lower()
+    anchors = [m.end() for w in sorted(wanted) for m in re.finditer(re.escape(w), lower)]
+    if not anchors:
+        return values[-1][1]
+    return min(values, key=lambda v: min((v[0] - a) if v[0] >= a else 3 * (a - v[0]) for a in anchors))[1]
+
+
+def answer(request: ModelRequest, contexts: ContextCache) -> tuple[str, str]:
+    """(reply, finish reason) for a question: the last user message, asked of everything before it."""
+    question = last_user(request)
+    if question is None:
+        return "I don't know.", "stop"
+    text_q = question.content.rsplit("Question:", 1)[-1]
+    wanted = question_words(text_q)
+    ctx = contexts.get(request)
+    if not ctx.units:
+        return "I don't know.", "stop"
+    ask = ask_of(text_q)
+    scored = score_units(ctx, wanted, ask)
+    if not scored:
+        return "I don't know.", "stop"
+    limit = 1 if (ask.recency and ask.value) or ask.number_only else MAX_ANSWER_UNITS
+    current = ask.recency and ask.value
+    if ask.value and any(position in ctx.stale for _, position in scored[:MAX_ANSWER_UNITS]):
+        limit, current = 1, True  # an earlier value for the same thing is in the running: give only the best
+    chosen: list[int] = []
+    seen: set[str] = set()
+    for _, position in scored:
+        key = " ".join(ctx.units[position].lower().split())
+        if key in seen:
+            continue
+        seen.add(key)
+        chosen.append(position)
+        if len(chosen) >= limit:
+            break
+    lines: list[str] = []
+    if ask.number_only:
+        unit = ctx.units[chosen[0]]
+        value = _value_of(_current_clauses(unit), wanted) or _value_of(unit, wanted)
+        if value:
+            lines.append(value)
+    if not lines:
+        for position in chosen:
+            unit = ctx.units[position]
+            if current:
+                unit = _current_clauses(unit)
+            lines.append(_clip_around(unit, wanted))
+    if ask.file:
+        paths: list[str] = []
+        for _, position in scored[:8]:
+            for path in PATH.findall(ctx.units[position]):
+                path = path.strip("`'\",;:()")
+                if "/" in path and path not in paths and not path.startswith(("http", "//")):
+                    paths.append(path)
+        paths = paths[: MAX_ANSWER_PATHS if ask.files_many else 2]
+        if paths:
+            lines.insert(0, "Files: " + ", ".join(paths))
+    text = "\n".join(lines)
+    if len(text) > MAX_ANSWER_CHARS:
+        text = text[: MAX_ANSWER_CHARS - 1].rstrip() + "…"
+    tokens = _tokens.encode(text)
+    if len(tokens) > request.max_output_tokens:
+        return _tokens.decode(tokens[: request.max_output_tokens]), "length"
+    return text, "stop"

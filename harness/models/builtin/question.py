@@ -1,0 +1,80 @@
+"""What a probe question asks for (its intents) and the words it is about."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from harness.models.builtin.text import content_words
+
+
+_Q_GOAL = re.compile(r"\b(goal|trying to (achieve|do)|being (built|added|investigated|fixed|implemented|changed|"
+                     r"refactored|migrated)|session (is )?about|what (bug|feature|task)|working on|overall)\b", re.I)
+_Q_NEXT = re.compile(r"\b(next|what now|what should (be|happen|we|i)|last (action|command|step))\b", re.I)
+_Q_REMAINING = re.compile(r"\b(still (not|to|fail|open|missing|left|pending)\w*|remain\w*|left to|not (yet )?done|"
+                          r"unimplemented|outstanding|todo)\b", re.I)
+_Q_FIX = re.compile(r"\b(how (was|were|did|is) .*\b(fix|fixed|resolv|solv|handl|address|work(ed)? around)\w*|"
+                    r"what fixed|fix for)\b", re.I)
+_Q_DECISION = re.compile(r"\b(why|chose|chosen|choose|decid\w*|decision|picked|pick|opt(ed)?|approach|"
+                         r"instead|rather|convention|implemented|handled)\b", re.I)
+_Q_FILE = re.compile(r"\b(which|what) (new )?(\w+ ){0,3}(file|files|module|modules|script|path|paths|"
+                     r"migration|package|directory|folder|component)\b|\bin which (file|package|module)\b", re.I)
+_Q_FILES_MANY = re.compile(r"\b(files|modules|paths)\b", re.I)
+_Q_VALUE = re.compile(r"\b(number only|how many|how long|port|version|hostname|host|url|cluster|line range|"
+                      r"(which|what)( [\w'-]+){0,4} (rate|limit|cap|size|timeout|keepalive|queue|count|id|line|"
+                      r"offsets?|schedule|interval))\b", re.I)
+_Q_CURRENT = re.compile(r"\b(should (we |i |the \w+ )?(be )?(use|used|using)|should \w+ use|must \w+ (use|listen))\b",
+                        re.I)
+_Q_NUMBER_ONLY = re.compile(r"\bnumber only\b", re.I)
+_Q_CONSTRAINT = re.compile(r"\b(must|required?|allowed|forbid\w*|user (say|said|tell|told|want|ask)\w*|"
+                           r"rules?|never|always|should not|must not|package manager|policy|convention)\b", re.I)
+_Q_ERROR = re.compile(r"\b(errors?|exceptions?|raised?|rais\w+|fail\w*|crash\w*|complain\w*|assert\w*|report\w*|"
+                      r"broke|traceback|warn\w*|hit)\b", re.I)
+_Q_COMMAND = re.compile(r"\b(command|run|runs|ran|invocation|cli)\b", re.I)
+_RECENCY_CUES = re.compile(r"\b(now|current|currently|latest|still|final|last)\b", re.I)
+
+
+@dataclass
+class Ask:
+    goal: bool
+    next: bool
+    remaining: bool
+    fix: bool
+    decision: bool
+    file: bool
+    files_many: bool
+    value: bool
+    number_only: bool
+    constraint: bool
+    error: bool
+    command: bool
+    recency: bool
+
+
+def ask_of(question: str) -> Ask:
+    fix = bool(_Q_FIX.search(question))
+    nxt = bool(_Q_NEXT.search(question))
+    return Ask(
+        goal=bool(_Q_GOAL.search(question)), next=nxt, remaining=bool(_Q_REMAINING.search(question)),
+        fix=fix, decision=bool(_Q_DECISION.search(question)) and not fix,
+        file=bool(_Q_FILE.search(question)), files_many=bool(_Q_FILES_MANY.search(question)),
+        value=bool(_Q_VALUE.search(question)), number_only=bool(_Q_NUMBER_ONLY.search(question)),
+        constraint=bool(_Q_CONSTRAINT.search(question)), error=bool(_Q_ERROR.search(question)) and not fix,
+        command=bool(_Q_COMMAND.search(question)),
+        recency=bool(_RECENCY_CUES.search(question) or _Q_CURRENT.search(question)) or nxt,
+    )
+
+
+# General vocabulary a model brings to a question: a category named in the question stands for its members.
+_CONCEPTS = (
+    (re.compile(r"\bpackage managers?\b", re.I), ("npm", "pnpm", "yarn", "bun", "pip", "uv", "poetry", "cargo")),
+    (re.compile(r"\btest runners?\b", re.I), ("pytest", "vitest", "jest", "mocha", "unittest")),
+)
+
+
+def question_words(text: str) -> frozenset[str]:
+    words = set(content_words(text))
+    for pattern, members in _CONCEPTS:
+        if pattern.search(text):
+            words.update(members)
+    return frozenset(words)

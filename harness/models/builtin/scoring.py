@@ -1,0 +1,157 @@
+"""Ranking a context's units against a question: IDF of the shared words, then weights for what the
+question asks for (a file, a value, an error, a fix, a decision, the goal, the next step) and for recency."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from harness.models.builtin.context import Context
+from harness.models.builtin.question import Ask
+from harness.models.builtin.text import DECISION_CUES, ERROR_LINE, PATH, TYPED_ERROR, stem, tool_action
+
+
+_UPDATE_CUES = re.compile(r"\b(update|updated|actually|after all|instead|changed?|no longer|switch(ed)? to|now|"
+                          r"correction|change of plan|moved|renamed|bump(ed)?)\b", re.I)
+_FIX_CUES = re.compile(r"\b(fix(ed)?|fixes|resolved|solved|instead|now|switch(ed)?|changed?|use[sd]?|apply|"
+                       r"applied|moved|wrap(ped)?|replac\w+|added|handl\w+)\b", re.I)
+_NEXT_UNIT_CUES = re.compile(r"\b(next|then|i'll|i will|let's|plan|todo|remaining|still|not done|not yet|"
+                             r"left|after that|should|need to|will)\b", re.I)
+_REMAINING_UNIT_CUES = re.compile(r"\b(not done|not yet|remaining|still|left|todo|open|pending|failing|fail(ed|s)?|"
+                                  r"not started|follow-up)\b", re.I)
+_STATUS_CUES = re.compile(r"^(remaining|still open|not done|not yet done|todo|next step|next|follow-up|open)\b|"
+                          r"\b(remaining|still open|not started|not done yet)\b", re.I)
+_INTENT_WORDS = frozenset(stem(w) for w in ("fix", "fixed", "resolve", "resolved", "solve", "solved", "handled",
+                                             "handle", "next", "report", "reported", "error", "raise", "raised"))
+_HAS_DIGIT = re.compile(r"\d")
+_GENERIC_Q = frozenset(stem(w) for w in (
+    "file", "files", "what", "which", "why", "how", "happen", "step", "thing", "agent", "done", "new", "kind",
+    "part", "two", "three", "first", "did", "get", "got", "made", "make", "need", "needs", "way"))
+
+
+def score_units(ctx: Context, wanted: frozenset[str], ask: Ask) -> list[tuple[float, int]]:
+    total = len(ctx.units)
+    idf = {w: math.log(1.0 + total / len(ctx.postings[w])) for w in sorted(wanted)
+           if w in ctx.postings}
+    for w in _GENERIC_Q:
+        if w in idf:
+            idf[w] *= 0.3
+    for w in _INTENT_WORDS:  # "how was it fixed": the word 'fixed' is the kind of answer, not its topic
+        if w in idf and (ask.fix or ask.next or ask.error):
+            idf[w] *= 0.3
+    scores: dict[int, float] = {}
+    for w, weight in sorted(idf.items()):
+        for position in ctx.postings[w]:
+            scores[position] = scores.get(position, 0.0) + weight
+    # A goal question and a next-step question are about the session as a whole: every user/assistant unit
+    # is a candidate even with no word in common.
+    if ask.goal:
+        for rank, position in enumerate(ctx.by_message.get(ctx.first_user, ())):
+            scores[position] = scores.get(position, 0.0) + (1.5 if rank == 0 else 0.7)
+    if ask.next or ask.remaining:
+        for position in range(max(0, total - 3000), total):
+            if ctx.said[position] and ctx.roles[position] != "system" and _NEXT_UNIT_CUES.search(ctx.units[position]):
+                scores.setdefault(position, 0.5)
+    # A sentence is read with its message: "Use 1200 per batch instead." answers a question about the backfill
+    # when the sentence before it is about the backfill.
+    own = dict(scores)
+    for position, score in own.items():
+        if not ctx.said[position] or ctx.roles[position] == "system":
+            continue
+        siblings = ctx.by_message.get(ctx.messages[position], ())
+        if len(siblings) > 12:
+            continue
+        for sibling in siblings:
+            if sibling != position and ctx.said[sibling]:
+                scores[sibling] = scores.get(sibling, 0.0) + 0.35 * score
+    if ask.fix or ask.decision:
+        # What the agent says right after an error is its diagnosis and fix.
+        best_error: dict[int, float] = {}
+        for position, score in own.items():
+            if ctx.roles[position] == "tool" and ctx.errorish[position]:
+                best_error[ctx.messages[position]] = max(best_error.get(ctx.messages[position], 0.0), score)
+        for message, lent in sorted(best_error.items(), key=lambda kv: (-kv[1], -kv[0]))[:20]:
+            for follow in (message + 1, message + 3):
+                for position in ctx.by_message.get(follow, ()):
+                    if ctx.roles[position] == "assistant":
+                        scores[position] = scores.get(position, 0.0) + 0.5 * lent
+    # What the agent said about a step lends its score to the step's tool call and output: "Running the CLI
+    # tests." makes the error printed by that run, and the path the next edit touched, answers.
+    best_said: dict[int, float] = {}
+    for position, score in scores.items():
+        if ctx.roles[position] in ("assistant", "call"):
+            message = ctx.messages[position]
+            best_said[message] = max(best_said.get(message, 0.0), score)
+    top_messages = sorted(best_said.items(), key=lambda kv: (-kv[1], -kv[0]))[:40]
+    for message, lent in top_messages:
+        for position in ctx.by_message.get(message, ()):
+            if ctx.roles[position] == "call":
+                scores[position] = scores.get(position, 0.0) + 0.6 * lent
+        for result in (message + 1, message + 2):
+            positions = ctx.by_message.get(result, ())
+            short = len(positions) <= 30
+            for position in positions:
+                if ctx.roles[position] != "tool" or ctx.parent[position] != message:
+                    continue
+                if ask.error and ctx.errorish[position]:
+                    share = 0.7
+                elif not short:
+                    continue
+                elif ask.value and _HAS_DIGIT.search(ctx.units[position]):
+                    share = 0.4
+                else:
+                    share = 0.25
+                scores[position] = scores.get(position, 0.0) + share * lent
+    scored: list[tuple[float, int]] = []
+    for position, score in scores.items():
+        unit = ctx.units[position]
+        role = ctx.roles[position]
+        norm = 1.0 - 0.4 + 0.4 * ctx.lengths[position] / ctx.avg_length
+        score /= max(norm, 0.5) ** 0.5
+        if ctx.said[position]:
+            score *= 0.6 if role == "system" else 1.3
+        if ctx.code[position]:
+            score *= 0.5
+        if position in ctx.stale:  # a value restated later is out of date
+            score *= 0.15 if ask.recency else 0.3
+        if ask.recency or ask.value:  # a later stated value replaces an earlier one
+            score *= 1.0 + (1.2 if ctx.said[position] else 0.3) * position / total
+        if (ask.recency or ask.value) and ctx.said[position] and _UPDATE_CUES.search(unit):
+            score *= 1.4
+        if ask.goal:
+            if role == "user":
+                score *= 4.0 if ctx.messages[position] == ctx.first_user else 1.2
+            else:
+                score *= 0.7 if role == "assistant" else 0.3
+        if ask.constraint and not ask.goal:
+            score *= 2.0 if role == "user" else (1.0 if role == "system" else 0.7)
+        if ask.error:
+            if not ctx.said[position] and (TYPED_ERROR.search(unit) or ERROR_LINE.search(unit)):
+                score *= 2.5
+            elif TYPED_ERROR.search(unit):
+                score *= 1.6
+        if ask.fix:
+            if ctx.said[position] and role == "assistant" and _FIX_CUES.search(unit):
+                score *= 2.0
+            elif role in ("tool", "call") and ERROR_LINE.search(unit):
+                score *= 0.5
+        if ask.decision and role == "assistant" and (DECISION_CUES.search(unit) or "because" in unit.lower()):
+            score *= 2.0
+        if ask.file:
+            score *= 1.8 if PATH.search(unit) else 0.6
+            if role == "call" and tool_action(unit.split(":", 1)[0]) in ("edited", "created"):
+                score *= 1.5
+        if ask.value and not ask.file:
+            score *= 1.5 if _HAS_DIGIT.search(unit) else 0.7
+        if ask.command and role == "call":
+            score *= 1.5
+        if ask.next or ask.remaining:
+            cues = _REMAINING_UNIT_CUES if ask.remaining else _NEXT_UNIT_CUES
+            if ctx.said[position] and role != "system":
+                cue = 3.0 if _STATUS_CUES.search(unit) else (1.6 if cues.search(unit) else 1.0)
+                score *= cue * (1.0 + 2.0 * position / total) * (1.3 if role == "assistant" else 1.0)
+            else:
+                score *= 0.3
+        scored.append((score, position))
+    scored.sort(key=lambda pair: (-pair[0], -pair[1]))  # ties go to the later unit
+    return scored
