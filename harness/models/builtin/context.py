@@ -2,6 +2,7 @@
 
 The per-context work (units, words, document frequencies) is kept in a `ContextCache` owned by whoever asks
 (a BuiltinClient, an Emulator), since one context is asked many questions; two owners never share one.
+The per-line helpers are memoised with lru_cache: pure functions of a line, so their memo holds no state.
 """
 
 from __future__ import annotations

@@ -30,6 +30,24 @@ _GENERIC_Q = frozenset(stem(w) for w in (
 
 
 def score_units(ctx: Context, wanted: frozenset[str], ask: Ask) -> list[tuple[float, int]]:
+    """(score, unit position) for every candidate unit, best first; ties go to the later unit.
+
+    The steps run in this order, and each adds to or multiplies the scores in a fixed order, because the
+    answers (and the recorded cassettes) depend on the exact floating-point figures."""
+    scores = _word_scores(ctx, wanted, ask)
+    _add_session_candidates(ctx, ask, scores)
+    own = dict(scores)
+    _lend_to_siblings(ctx, own, scores)
+    if ask.fix or ask.decision:
+        _lend_after_errors(ctx, own, scores)
+    _lend_to_steps(ctx, ask, scores)
+    scored = [(_weighted(ctx, ask, position, score), position) for position, score in scores.items()]
+    scored.sort(key=lambda pair: (-pair[0], -pair[1]))
+    return scored
+
+
+def _word_scores(ctx: Context, wanted: frozenset[str], ask: Ask) -> dict[int, float]:
+    """The IDF of the question words each unit shares, generic and intent words discounted."""
     total = len(ctx.units)
     idf = {w: math.log(1.0 + total / len(ctx.postings[w])) for w in sorted(wanted)
            if w in ctx.postings}
@@ -43,8 +61,13 @@ def score_units(ctx: Context, wanted: frozenset[str], ask: Ask) -> list[tuple[fl
     for w, weight in sorted(idf.items()):
         for position in ctx.postings[w]:
             scores[position] = scores.get(position, 0.0) + weight
-    # A goal question and a next-step question are about the session as a whole: every user/assistant unit
-    # is a candidate even with no word in common.
+    return scores
+
+
+def _add_session_candidates(ctx: Context, ask: Ask, scores: dict[int, float]) -> None:
+    """A goal question and a next-step question are about the session as a whole: every user/assistant unit
+    is a candidate even with no word in common."""
+    total = len(ctx.units)
     if ask.goal:
         for rank, position in enumerate(ctx.by_message.get(ctx.first_user, ())):
             scores[position] = scores.get(position, 0.0) + (1.5 if rank == 0 else 0.7)
@@ -52,9 +75,11 @@ def score_units(ctx: Context, wanted: frozenset[str], ask: Ask) -> list[tuple[fl
         for position in range(max(0, total - 3000), total):
             if ctx.said[position] and ctx.roles[position] != "system" and _NEXT_UNIT_CUES.search(ctx.units[position]):
                 scores.setdefault(position, 0.5)
-    # A sentence is read with its message: "Use 1200 per batch instead." answers a question about the backfill
-    # when the sentence before it is about the backfill.
-    own = dict(scores)
+
+
+def _lend_to_siblings(ctx: Context, own: dict[int, float], scores: dict[int, float]) -> None:
+    """A sentence is read with its message: "Use 1200 per batch instead." answers a question about the
+    backfill when the sentence before it is about the backfill."""
     for position, score in own.items():
         if not ctx.said[position] or ctx.roles[position] == "system":
             continue
@@ -64,19 +89,24 @@ def score_units(ctx: Context, wanted: frozenset[str], ask: Ask) -> list[tuple[fl
         for sibling in siblings:
             if sibling != position and ctx.said[sibling]:
                 scores[sibling] = scores.get(sibling, 0.0) + 0.35 * score
-    if ask.fix or ask.decision:
-        # What the agent says right after an error is its diagnosis and fix.
-        best_error: dict[int, float] = {}
-        for position, score in own.items():
-            if ctx.roles[position] == "tool" and ctx.errorish[position]:
-                best_error[ctx.messages[position]] = max(best_error.get(ctx.messages[position], 0.0), score)
-        for message, lent in sorted(best_error.items(), key=lambda kv: (-kv[1], -kv[0]))[:20]:
-            for follow in (message + 1, message + 3):
-                for position in ctx.by_message.get(follow, ()):
-                    if ctx.roles[position] == "assistant":
-                        scores[position] = scores.get(position, 0.0) + 0.5 * lent
-    # What the agent said about a step lends its score to the step's tool call and output: "Running the CLI
-    # tests." makes the error printed by that run, and the path the next edit touched, answers.
+
+
+def _lend_after_errors(ctx: Context, own: dict[int, float], scores: dict[int, float]) -> None:
+    """What the agent says right after an error is its diagnosis and fix."""
+    best_error: dict[int, float] = {}
+    for position, score in own.items():
+        if ctx.roles[position] == "tool" and ctx.errorish[position]:
+            best_error[ctx.messages[position]] = max(best_error.get(ctx.messages[position], 0.0), score)
+    for message, lent in sorted(best_error.items(), key=lambda kv: (-kv[1], -kv[0]))[:20]:
+        for follow in (message + 1, message + 3):
+            for position in ctx.by_message.get(follow, ()):
+                if ctx.roles[position] == "assistant":
+                    scores[position] = scores.get(position, 0.0) + 0.5 * lent
+
+
+def _lend_to_steps(ctx: Context, ask: Ask, scores: dict[int, float]) -> None:
+    """What the agent said about a step lends its score to the step's tool call and output: "Running the CLI
+    tests." makes the error printed by that run, and the path the next edit touched, answers."""
     best_said: dict[int, float] = {}
     for position, score in scores.items():
         if ctx.roles[position] in ("assistant", "call"):
@@ -93,65 +123,83 @@ def score_units(ctx: Context, wanted: frozenset[str], ask: Ask) -> list[tuple[fl
             for position in positions:
                 if ctx.roles[position] != "tool" or ctx.parent[position] != message:
                     continue
-                if ask.error and ctx.errorish[position]:
-                    share = 0.7
-                elif not short:
-                    continue
-                elif ask.value and _HAS_DIGIT.search(ctx.units[position]):
-                    share = 0.4
-                else:
-                    share = 0.25
-                scores[position] = scores.get(position, 0.0) + share * lent
-    scored: list[tuple[float, int]] = []
-    for position, score in scores.items():
-        unit = ctx.units[position]
-        role = ctx.roles[position]
-        norm = 1.0 - 0.4 + 0.4 * ctx.lengths[position] / ctx.avg_length
-        score /= max(norm, 0.5) ** 0.5
-        if ctx.said[position]:
-            score *= 0.6 if role == "system" else 1.3
-        if ctx.code[position]:
-            score *= 0.5
-        if position in ctx.stale:  # a value restated later is out of date
-            score *= 0.15 if ask.recency else 0.3
-        if ask.recency or ask.value:  # a later stated value replaces an earlier one
-            score *= 1.0 + (1.2 if ctx.said[position] else 0.3) * position / total
-        if (ask.recency or ask.value) and ctx.said[position] and _UPDATE_CUES.search(unit):
-            score *= 1.4
-        if ask.goal:
-            if role == "user":
-                score *= 4.0 if ctx.messages[position] == ctx.first_user else 1.2
-            else:
-                score *= 0.7 if role == "assistant" else 0.3
-        if ask.constraint and not ask.goal:
-            score *= 2.0 if role == "user" else (1.0 if role == "system" else 0.7)
-        if ask.error:
-            if not ctx.said[position] and (TYPED_ERROR.search(unit) or ERROR_LINE.search(unit)):
-                score *= 2.5
-            elif TYPED_ERROR.search(unit):
-                score *= 1.6
-        if ask.fix:
-            if ctx.said[position] and role == "assistant" and _FIX_CUES.search(unit):
-                score *= 2.0
-            elif role in ("tool", "call") and ERROR_LINE.search(unit):
-                score *= 0.5
-        if ask.decision and role == "assistant" and (DECISION_CUES.search(unit) or "because" in unit.lower()):
+                share = _output_share(ctx, ask, position, short)
+                if share:
+                    scores[position] = scores.get(position, 0.0) + share * lent
+
+
+def _output_share(ctx: Context, ask: Ask, position: int, short: bool) -> float:
+    """How much of a step's score its printed output gets (0: none, for a long output that is no error)."""
+    if ask.error and ctx.errorish[position]:
+        return 0.7
+    if not short:
+        return 0.0
+    if ask.value and _HAS_DIGIT.search(ctx.units[position]):
+        return 0.4
+    return 0.25
+
+
+def _weighted(ctx: Context, ask: Ask, position: int, score: float) -> float:
+    """The unit's score weighted by its shape (length, speaker, code, staleness, recency), then by how well
+    it fits what the question asks for."""
+    return _intent_weighted(ctx, ask, position, _shape_weighted(ctx, ask, position, score))
+
+
+def _shape_weighted(ctx: Context, ask: Ask, position: int, score: float) -> float:
+    total = len(ctx.units)
+    unit = ctx.units[position]
+    role = ctx.roles[position]
+    norm = 1.0 - 0.4 + 0.4 * ctx.lengths[position] / ctx.avg_length
+    score /= max(norm, 0.5) ** 0.5
+    if ctx.said[position]:
+        score *= 0.6 if role == "system" else 1.3
+    if ctx.code[position]:
+        score *= 0.5
+    if position in ctx.stale:  # a value restated later is out of date
+        score *= 0.15 if ask.recency else 0.3
+    if ask.recency or ask.value:  # a later stated value replaces an earlier one
+        score *= 1.0 + (1.2 if ctx.said[position] else 0.3) * position / total
+    if (ask.recency or ask.value) and ctx.said[position] and _UPDATE_CUES.search(unit):
+        score *= 1.4
+    return score
+
+
+def _intent_weighted(ctx: Context, ask: Ask, position: int, score: float) -> float:
+    total = len(ctx.units)
+    unit = ctx.units[position]
+    role = ctx.roles[position]
+    if ask.goal:
+        if role == "user":
+            score *= 4.0 if ctx.messages[position] == ctx.first_user else 1.2
+        else:
+            score *= 0.7 if role == "assistant" else 0.3
+    if ask.constraint and not ask.goal:
+        score *= 2.0 if role == "user" else (1.0 if role == "system" else 0.7)
+    if ask.error:
+        if not ctx.said[position] and (TYPED_ERROR.search(unit) or ERROR_LINE.search(unit)):
+            score *= 2.5
+        elif TYPED_ERROR.search(unit):
+            score *= 1.6
+    if ask.fix:
+        if ctx.said[position] and role == "assistant" and _FIX_CUES.search(unit):
             score *= 2.0
-        if ask.file:
-            score *= 1.8 if PATH.search(unit) else 0.6
-            if role == "call" and tool_action(unit.split(":", 1)[0]) in ("edited", "created"):
-                score *= 1.5
-        if ask.value and not ask.file:
-            score *= 1.5 if _HAS_DIGIT.search(unit) else 0.7
-        if ask.command and role == "call":
+        elif role in ("tool", "call") and ERROR_LINE.search(unit):
+            score *= 0.5
+    if ask.decision and role == "assistant" and (DECISION_CUES.search(unit) or "because" in unit.lower()):
+        score *= 2.0
+    if ask.file:
+        score *= 1.8 if PATH.search(unit) else 0.6
+        if role == "call" and tool_action(unit.split(":", 1)[0]) in ("edited", "created"):
             score *= 1.5
-        if ask.next or ask.remaining:
-            cues = _REMAINING_UNIT_CUES if ask.remaining else _NEXT_UNIT_CUES
-            if ctx.said[position] and role != "system":
-                cue = 3.0 if _STATUS_CUES.search(unit) else (1.6 if cues.search(unit) else 1.0)
-                score *= cue * (1.0 + 2.0 * position / total) * (1.3 if role == "assistant" else 1.0)
-            else:
-                score *= 0.3
-        scored.append((score, position))
-    scored.sort(key=lambda pair: (-pair[0], -pair[1]))  # ties go to the later unit
-    return scored
+    if ask.value and not ask.file:
+        score *= 1.5 if _HAS_DIGIT.search(unit) else 0.7
+    if ask.command and role == "call":
+        score *= 1.5
+    if ask.next or ask.remaining:
+        cues = _REMAINING_UNIT_CUES if ask.remaining else _NEXT_UNIT_CUES
+        if ctx.said[position] and role != "system":
+            cue = 3.0 if _STATUS_CUES.search(unit) else (1.6 if cues.search(unit) else 1.0)
+            score *= cue * (1.0 + 2.0 * position / total) * (1.3 if role == "assistant" else 1.0)
+        else:
+            score *= 0.3
+    return score
