@@ -34,8 +34,10 @@ _Q_COMMAND = re.compile(r"\b(command|run|runs|ran|invocation|cli)\b", re.I)
 _RECENCY_CUES = re.compile(r"\b(now|current|currently|latest|still|final|last)\b", re.I)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Ask:
+    """The kinds of answer a question asks for; several can hold at once."""
+
     goal: bool
     next: bool
     remaining: bool

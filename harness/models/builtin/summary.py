@@ -39,7 +39,7 @@ _PROGRESS_CUES = re.compile(r"\b(done|fixed|implemented|added|passes|passing|com
 _SUPERSEDE_FILLER = {"actually", "now", "instead", "please", "let's", "lets", "ok", "okay", "so", "and", "the"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Item:
     category: str
     text: str
