@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases.schema import discover, load_case
+from harness.cases import discover, load_case
 from harness.cli import main
 from harness.errors import HarnessError
 

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 import pytest
 
-from harness.cases.schema import discover
+from harness.cases import discover
 from harness.compaction.compactor import Compactor
 from harness.models.builtin import BuiltinClient
 from harness.policy import PolicyConfig, make_policy
