@@ -76,3 +76,19 @@ def test_the_shipped_library_validates(capsys):
     cases = discover(root)
     assert len(cases) >= 19 and sum(len(c.probes) for c in cases) >= 200
     assert all(8 <= len(c.probes) <= 20 for c in cases)
+
+
+def test_casegen_regenerates_every_generated_case_byte_for_byte():
+    """tools/casegen builds on the harness's session writer, case writer and policy; --check compares what it
+    would write with the shipped case folders."""
+    import json
+    import subprocess
+    import sys
+
+    root = Path(__file__).parents[1]
+    done = subprocess.run([sys.executable, str(root / "tools/casegen/generate.py"), "--check"], cwd=root,
+                          capture_output=True, text=True, timeout=300)
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    generated = {p.parent.name for p in (root / "cases").glob("*/case.toml") if "[generator]" in p.read_text()}
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert {r["id"] for r in rows} == generated and all(r["files"] == "unchanged" for r in rows)

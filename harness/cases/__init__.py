@@ -6,9 +6,9 @@ and the candidate probes for a new case (`drafts`).
 
 from harness.cases.drafts import draft_probes, render_probes
 from harness.cases.schema import KINDS, POINT, POOLS, Case, Probe
-from harness.cases.toml import (case_toml, discover, load_case, session_file_of, toml_string, toml_table,
+from harness.cases.toml import (case_tables, case_toml, discover, load_case, session_file_of, toml_string, toml_table,
                                 toml_value, validate_case, write_case_files)
 
-__all__ = ["KINDS", "POINT", "POOLS", "Case", "Probe", "case_toml", "discover", "draft_probes", "load_case",
+__all__ = ["KINDS", "POINT", "POOLS", "Case", "Probe", "case_tables", "case_toml", "discover", "draft_probes", "load_case",
            "render_probes", "session_file_of", "toml_string", "toml_table", "toml_value", "validate_case",
            "write_case_files"]

@@ -93,6 +93,12 @@ def discover(root: str | Path = "cases", selection: list[str] | None = None) -> 
     return [load_case(f) for f in folders]
 
 
+def case_tables(directory: str | Path) -> dict[str, Any]:
+    """The raw tables of a folder's case.toml, with the reader's errors, for tables `Case` does not carry
+    (such as the generator's [generator])."""
+    return _read_toml(Path(directory) / CASE_FILE)
+
+
 def session_file_of(directory: str | Path) -> Path:
     """The session file a case folder names, read without validating the rest (for a case still being
     written, such as one just imported); `session.jsonl` when the folder has no case.toml yet."""
