@@ -92,3 +92,24 @@ def test_casegen_regenerates_every_generated_case_byte_for_byte():
     generated = {p.parent.name for p in (root / "cases").glob("*/case.toml") if "[generator]" in p.read_text()}
     assert done.returncode == 0, done.stdout + done.stderr
     assert {r["id"] for r in rows} == generated and all(r["files"] == "unchanged" for r in rows)
+
+
+def test_the_case_writer_writes_what_the_reader_loads(tmp_path):
+    from harness.cases import case_toml, session_file_of, write_case_files
+    from harness.session import Message, Session
+
+    text = case_toml(case_id="w", title="Written", pool="edge", context_window=32768, max_output_tokens=4096,
+                     tables={"generator": {"script": "gen.py", "seed": 7}},
+                     probes=[{"id": "p1", "kind": "recall", "question": "Which port?", "all": ["9090", ["a", "b"]],
+                              "none": None, "planted_at": 0, "rubric": None}],
+                     comments=["made by a test"], trailer="# more probes go here\n")
+    assert text.startswith("# made by a test\n\n[case]\nid = \"w\"\n") and text.endswith("\n\n# more probes go here\n")
+    assert "none" not in text and "rubric" not in text and "[generator]\nscript = \"gen.py\"\nseed = 7" in text
+    session = Session((Message("user", "the port is 9090"), Message("assistant", "ok")))
+    toml_path = write_case_files(tmp_path / "w", session, text)
+    case = load_case(toml_path.parent)
+    assert case.probes[0].all == (("9090",), ("a", "b")) and case.context_window == 32768
+    assert case.session.messages == session.messages
+    with pytest.raises(HarnessError, match="already exists"):
+        write_case_files(tmp_path / "w", session, text)
+    assert session_file_of(tmp_path / "new") == tmp_path / "new" / "session.jsonl"

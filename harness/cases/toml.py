@@ -50,7 +50,7 @@ def load_case(directory: str | Path) -> Case:
         title=case.get("title", case_id),
         pool=pool,
         directory=directory,
-        session_file=case.get("session", "session.jsonl"),
+        session_file=case.get("session", SESSION_FILE),
         context_window=_get(model, "context_window", int, where, "model"),
         max_output_tokens=model.get("max_output_tokens", 16384),
         model_name=model.get("name"),
