@@ -278,11 +278,15 @@ def _compaction(record: dict[str, Any], position: int, path: str, number: int) -
 
 
 def message_record(message: Message) -> dict[str, Any]:
-    record: dict[str, Any] = {"role": message.role, "content": message.content}
+    """One line of session.jsonl, keys in the order DESIGN.md's contract shows (a tool result names its call
+    before its content)."""
+    record: dict[str, Any] = {"role": message.role}
+    if message.role == "tool":
+        record["tool_call_id"] = message.tool_call_id
+    record["content"] = message.content
     if message.tool_calls:
         record["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
     if message.role == "tool":
-        record["tool_call_id"] = message.tool_call_id
         if message.is_error:
             record["is_error"] = True
         if message.name:

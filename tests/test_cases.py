@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases.schema import discover, load_case
+from harness.cases import discover, load_case
 from harness.cli import main
 from harness.errors import HarnessError
 
@@ -76,3 +76,40 @@ def test_the_shipped_library_validates(capsys):
     cases = discover(root)
     assert len(cases) >= 19 and sum(len(c.probes) for c in cases) >= 200
     assert all(8 <= len(c.probes) <= 20 for c in cases)
+
+
+def test_casegen_regenerates_every_generated_case_byte_for_byte():
+    """tools/casegen builds on the harness's session writer, case writer and policy; --check compares what it
+    would write with the shipped case folders."""
+    import json
+    import subprocess
+    import sys
+
+    root = Path(__file__).parents[1]
+    done = subprocess.run([sys.executable, str(root / "tools/casegen/generate.py"), "--check"], cwd=root,
+                          capture_output=True, text=True, timeout=300)
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    generated = {p.parent.name for p in (root / "cases").glob("*/case.toml") if "[generator]" in p.read_text()}
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert {r["id"] for r in rows} == generated and all(r["files"] == "unchanged" for r in rows)
+
+
+def test_the_case_writer_writes_what_the_reader_loads(tmp_path):
+    from harness.cases import case_toml, session_file_of, write_case_files
+    from harness.session import Message, Session
+
+    text = case_toml(case_id="w", title="Written", pool="edge", context_window=32768, max_output_tokens=4096,
+                     tables={"generator": {"script": "gen.py", "seed": 7}},
+                     probes=[{"id": "p1", "kind": "recall", "question": "Which port?", "all": ["9090", ["a", "b"]],
+                              "none": None, "planted_at": 0, "rubric": None}],
+                     comments=["made by a test"], trailer="# more probes go here\n")
+    assert text.startswith("# made by a test\n\n[case]\nid = \"w\"\n") and text.endswith("\n\n# more probes go here\n")
+    assert "none" not in text and "rubric" not in text and "[generator]\nscript = \"gen.py\"\nseed = 7" in text
+    session = Session((Message("user", "the port is 9090"), Message("assistant", "ok")))
+    toml_path = write_case_files(tmp_path / "w", session, text)
+    case = load_case(toml_path.parent)
+    assert case.probes[0].all == (("9090",), ("a", "b")) and case.context_window == 32768
+    assert case.session.messages == session.messages
+    with pytest.raises(HarnessError, match="already exists"):
+        write_case_files(tmp_path / "w", session, text)
+    assert session_file_of(tmp_path / "new") == tmp_path / "new" / "session.jsonl"

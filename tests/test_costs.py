@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from harness.cases.schema import discover
+from harness.cases import discover
 from harness.cli import main
 from harness.studies.costs import (CacheWorld, break_even, flip_hit_rate, folds_of,
                            price_session, study)

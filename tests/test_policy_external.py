@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases.schema import discover
+from harness.cases import discover
 from harness.cli import main
 from harness.compaction.compactor import Compactor
 from harness.errors import HarnessError

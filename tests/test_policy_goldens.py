@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases.schema import discover
+from harness.cases import discover
 from harness.studies.simulate import Simulator, Target, config_for
 
 ROOT = Path(__file__).parents[1]

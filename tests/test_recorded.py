@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases.schema import load_case
+from harness.cases import load_case
 from harness.cli import main
 from harness.compaction.compactor import Compactor
 from harness.policy import PolicyConfig, make_policy

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cases.schema import discover, load_case
+from harness.cases import discover, load_case
 from harness.studies.gate import outcomes
 from harness.results.folder import RunFolder, strip_volatile
 from harness.run.matrix import RunConfig, run_cases

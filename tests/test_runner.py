@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from harness.cases.schema import discover
+from harness.cases import discover
 from harness.cli import main
 from harness.results.folder import RunFolder, read_run, strip_volatile
 from harness.run.matrix import RunConfig, run_cases

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from harness.cases.schema import discover
+from harness.cases import discover
 from harness.cli import main
 from harness.studies.verdict import default_plan, verdict_sentence
 

@@ -116,7 +116,7 @@ def render_sweep(name: str, rows: list[dict]) -> None:
 
 
 def cmd_cases_list(args: argparse.Namespace) -> int:
-    from harness.cases.schema import discover
+    from harness.cases import discover
 
     table = Table(title=f"cases in {args.cases_dir}")
     for column in ("id", "pool", "window", "messages", "probes", "title"):
@@ -129,7 +129,7 @@ def cmd_cases_list(args: argparse.Namespace) -> int:
 
 
 def cmd_cases_validate(args: argparse.Namespace) -> int:
-    from harness.cases.schema import discover, validate_case
+    from harness.cases import discover, validate_case
 
     problems: list[str] = []
     cases = discover(args.cases_dir, args.cases or None)
@@ -239,7 +239,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from harness.cases.schema import discover
+    from harness.cases import discover
     from harness.render.run import render_summary, write_markdown
     from harness.results.folder import RunFolder
     from harness.run.matrix import default_run_id, matrix, parse_shard, results_path, run_cases
@@ -417,7 +417,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 def cmd_cost(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from harness.cases.schema import discover
+    from harness.cases import discover
     from harness.studies.costs import markdown, study
 
     result = study(discover(args.cases_dir, args.cases or None), args.model, args.alt_model, args.prices)
@@ -461,7 +461,7 @@ def render_cost(result: dict) -> None:
 
 
 def cmd_validate_summarizer(args: argparse.Namespace) -> int:
-    from harness.cases.schema import discover
+    from harness.cases import discover
     from harness.studies.verdict import validate_summarizer
 
     result = validate_summarizer(discover(args.cases_dir, args.cases or None), args.model, args.alt_model, args.out,

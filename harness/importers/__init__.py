@@ -7,6 +7,7 @@ Public API (the CLI calls these):
 - `detect(path_or_text) -> str`: the format name `--from auto` would choose
 - `write_case(out_dir, session, report, meta) -> Path`: writes session.jsonl and case.toml, returns the toml path
 - `draft_probes(case_dir) -> list[dict]` and `render_probes(probes) -> str`: candidate probes, `draft = true`
+  (they live in `harness.cases.drafts`; re-exported here for the `cases` commands)
 - `FORMATS`: name -> (description, importer function)
 """
 
@@ -16,16 +17,16 @@ import json
 from pathlib import Path
 from typing import Callable
 
+from harness.cases import draft_probes, render_probes
 from harness.errors import HarnessError, InputError
 from harness.importers.anthropic_messages import import_anthropic_messages
-from harness.importers.base import DEFAULT_MAX_OUTPUT_TOKENS, CaseMeta, ImportReport, known_window
 from harness.importers.case import write_case
 from harness.importers.claude_code import import_claude_code
 from harness.importers.claude_code_openai import import_claude_code_openai
 from harness.importers.codex import import_codex
-from harness.importers.drafts import draft_probes, render_probes
 from harness.importers.mini_swe_agent import import_mini_swe_agent
 from harness.importers.openai_chat import import_openai_chat
+from harness.importers.report import DEFAULT_MAX_OUTPUT_TOKENS, CaseMeta, ImportReport, known_window
 from harness.importers.swe_agent import import_swe_agent
 from harness.session import Session
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from harness.errors import InputError
-from harness.importers.base import ImportReport, SessionBuilder, block_text, load_json_document
+from harness.importers.builder import SessionBuilder
+from harness.importers.report import ImportReport
+from harness.importers.sources import block_text, load_json_document
 from harness.importers.openai_chat import messages_of
 from harness.session import Session
 

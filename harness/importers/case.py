@@ -1,14 +1,13 @@
-"""Writing an imported case: `session.jsonl` and `case.toml` (DESIGN.md, "Case")."""
+"""An imported case on disk: its case.toml text (provenance comments, no probes yet, probe help) written
+through the one case writer in `harness.cases`."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-from harness.errors import HarnessError
-from harness.importers.base import CaseMeta, ImportReport
-from harness.session import Session, write_session
+from harness.cases import case_toml, write_case_files
+from harness.importers.report import CaseMeta, ImportReport
+from harness.session import Session
 
 PROBE_HELP = """\
 # Probes: none yet. Add one [[probe]] table per question (kinds: goal, constraint, artifact, decision, error,
@@ -27,54 +26,19 @@ PROBE_HELP = """\
 """
 
 
-def toml_string(value: str) -> str:
-    """A TOML basic string (JSON escapes are valid TOML escapes for what json.dumps emits)."""
-    return json.dumps(value, ensure_ascii=False)
-
-
-def toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
-    if isinstance(value, str):
-        return toml_string(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    raise TypeError(f"cannot write {type(value).__name__} to TOML")
-
-
-def case_toml(case_id: str, meta: CaseMeta, report: ImportReport | None = None, session_file: str = "session.jsonl") -> str:
-    lines = [f"# Imported from {meta.source} ({meta.format}) by `compaction-harness cases import`."]
+def imported_case_toml(case_id: str, meta: CaseMeta, report: ImportReport | None = None,
+                       session_file: str = "session.jsonl") -> str:
+    """case.toml of an imported case: where it came from and what the import did, as comments."""
+    comments = [f"Imported from {meta.source} ({meta.format}) by `compaction-harness cases import`."]
     if report is not None:
-        lines += [f"#   {line}" for line in report.lines() if not line.startswith("format:")]
-    lines += [
-        "",
-        "[case]",
-        f"id = {toml_string(case_id)}",
-        f"title = {toml_string(meta.title)}",
-        f"pool = {toml_string(meta.pool)}",
-        f"session = {toml_string(session_file)}",
-        "",
-        "[model]",
-    ]
-    if meta.model:
-        lines.append(f"name = {toml_string(meta.model)}")
-    lines += [f"context_window = {meta.context_window}", f"max_output_tokens = {meta.max_output_tokens}", ""]
-    return "\n".join(lines) + "\n" + PROBE_HELP
+        comments += [f"  {line}" for line in report.lines() if not line.startswith("format:")]
+    return case_toml(case_id=case_id, title=meta.title, pool=meta.pool, session_file=session_file,
+                     model_name=meta.model, context_window=meta.context_window,
+                     max_output_tokens=meta.max_output_tokens, comments=comments, trailer=PROBE_HELP)
 
 
 def write_case(out_dir: str | Path, session: Session, report: ImportReport, meta: CaseMeta, *,
                overwrite: bool = False) -> Path:
     """Write `session.jsonl` and `case.toml` into out_dir (the case id is the folder name); returns case.toml."""
-    out = Path(out_dir)
-    toml_path = out / "case.toml"
-    if toml_path.exists() and not overwrite:
-        raise HarnessError(f"{toml_path} already exists; choose another --out or remove it first")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        write_session(out / "session.jsonl", session)
-        toml_path.write_text(case_toml(out.resolve().name, meta, report), encoding="utf-8")
-    except OSError as exc:
-        raise HarnessError(f"{out}: cannot write the case: {exc.strerror}") from None
-    return toml_path
+    return write_case_files(out_dir, session, imported_case_toml(Path(out_dir).resolve().name, meta, report),
+                            overwrite=overwrite)

@@ -17,7 +17,9 @@ from typing import Any
 
 from harness.errors import InputError
 from harness.importers.anthropic_messages import add_anthropic_content
-from harness.importers.base import ImportReport, SessionBuilder, load_jsonl
+from harness.importers.builder import SessionBuilder
+from harness.importers.report import ImportReport
+from harness.importers.sources import load_jsonl
 from harness.session import Session
 
 EXPECTED = "a Claude Code session line {type, uuid, parentUuid, message, ...}"

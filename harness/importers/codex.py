@@ -16,7 +16,9 @@ import json
 from typing import Any
 
 from harness.errors import InputError
-from harness.importers.base import ImportReport, SessionBuilder, block_text, load_jsonl, parse_arguments
+from harness.importers.builder import SessionBuilder
+from harness.importers.report import ImportReport
+from harness.importers.sources import block_text, load_jsonl, parse_arguments
 from harness.session import Session
 
 EXPECTED = "a Codex rollout line {timestamp, type, payload}"

@@ -12,7 +12,9 @@ import re
 from typing import Any
 
 from harness.errors import InputError
-from harness.importers.base import ImportReport, SessionBuilder, block_text, load_json_document, parse_arguments
+from harness.importers.builder import SessionBuilder
+from harness.importers.report import ImportReport
+from harness.importers.sources import block_text, load_json_document, parse_arguments
 from harness.session import Session
 
 EXPECTED = "an OpenAI chat array of {role, content} messages (or an object with `messages`)"

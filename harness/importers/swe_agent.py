@@ -15,7 +15,9 @@ from __future__ import annotations
 
 
 from harness.errors import InputError
-from harness.importers.base import ImportReport, SessionBuilder, block_text, load_json_document
+from harness.importers.builder import SessionBuilder
+from harness.importers.report import ImportReport
+from harness.importers.sources import block_text, load_json_document
 from harness.importers.openai_chat import add_openai_message, check_message
 from harness.session import Session
 

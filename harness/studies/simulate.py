@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.cases.schema import load_case
+from harness.cases import load_case
 from harness.compaction.compactor import RISK_KINDS, Compactor, Replay
 from harness.errors import HarnessError
 from harness.policy import PolicyConfig, make_policy

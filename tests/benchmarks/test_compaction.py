@@ -8,7 +8,7 @@ from functools import lru_cache
 
 import pytest
 
-from harness.cases.schema import discover
+from harness.cases import discover
 from harness.compaction.compactor import Compactor
 from harness.models.builtin import BuiltinClient
 from harness.policy import PolicyConfig, make_policy
@@ -30,6 +30,7 @@ def case(case_id: str):
 
 # -- tail selection on long live contexts -------------------------------------------------------
 
+@lru_cache(maxsize=None)
 def long_session(turns: int, steps_per_turn: int) -> Session:
     messages = []
     for t in range(turns):
@@ -40,10 +41,17 @@ def long_session(turns: int, steps_per_turn: int) -> Session:
     return Session(tuple(messages), "system")
 
 
+def session_tokens(session: Session) -> int:
+    """What a session holds by the harness's chars/4 estimate, system prompt included (the row labels)."""
+    tokens = MessageTokens(counter("chars4"), session.messages)
+    return tokens.text(session.system) + tokens.span(range(len(session.messages)))
+
+
 TAILS = [(100, 4), (1_000, 4), (10_000, 4), (10, 5_000)]  # (turns, steps per turn): many turns; one huge turn
+TAIL_IDS = [f"{t}turns-{s}steps-{round(session_tokens(long_session(t, s)) / 1000)}Ktok" for t, s in TAILS]
 
 
-@pytest.mark.parametrize("turns,steps", TAILS, ids=[f"{t}turns-{s}steps" for t, s in TAILS])
+@pytest.mark.parametrize("turns,steps", TAILS, ids=TAIL_IDS)
 def test_tail_selection(benchmark, turns, steps):
     session = long_session(turns, steps)
     tokens = MessageTokens(counter("chars4"), session.messages)
@@ -52,6 +60,7 @@ def test_tail_selection(benchmark, turns, steps):
     config = PolicyConfig(context_window=200_000)
     benchmark.group = "tail selection (turn_first_tail)"
     benchmark.extra_info["messages"] = len(session.messages)
+    benchmark.extra_info["history_tokens"] = session_tokens(session)
     plan = benchmark(turn_first_tail, config, view)
     assert plan.tail_start > 0
 
@@ -88,6 +97,7 @@ def test_replay_builtin_model(benchmark, case_id):
 def _latency(result) -> dict:
     events = result.events
     return {"compactions": len(events), "messages": len(result.session.messages),
+            "history_tokens": session_tokens(result.session),
             "harness_s_per_compaction": sum(e.harness_time_s for e in events) / len(events),
             "model_s_per_compaction": sum(e.model_time_s for e in events) / len(events)}
 

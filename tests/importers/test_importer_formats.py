@@ -10,7 +10,7 @@ import pytest
 
 from harness.errors import HarnessError, InputError
 from harness.importers import FORMATS, detect, draft_probes, import_transcript, render_probes, write_case
-from harness.importers.base import NO_RESULT
+from harness.importers.report import NO_RESULT
 from harness.session import dumps_session, message_text, parse_session, read_session
 
 DATA = Path(__file__).parent / "data"
@@ -294,7 +294,7 @@ def test_window_comes_from_transcript_then_tables_then_option():
 
 
 def test_written_case_loads_with_the_case_loader(tmp_path):
-    cases = pytest.importorskip("harness.cases.schema")
+    cases = pytest.importorskip("harness.cases")
     session, report, meta = load("codex.jsonl")
     write_case(tmp_path / "codex-case", session, report, meta)
     case = cases.load_case(tmp_path / "codex-case")

@@ -71,7 +71,7 @@ def test_case_session_is_the_import_of_the_sample(case_id):
 
 @pytest.mark.parametrize("case_id", sorted(CASES))
 def test_case_loads_with_the_case_loader(case_id):
-    cases = pytest.importorskip("harness.cases.schema")
+    cases = pytest.importorskip("harness.cases")
     case = cases.load_case(ROOT / "cases" / case_id)
     assert case.id == case_id and 8 <= len(case.probes) <= 20
     assert all(not probe.draft for probe in case.probes)

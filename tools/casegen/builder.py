@@ -1,16 +1,23 @@
-"""Session builder, probe-truth verification, a policy simulation for tuning, and case.toml output."""
+"""Session builder, probe-truth verification, the policy's expectations for tuning, and case.toml output.
+
+Built on the harness itself: messages are `harness.session` types written by its session writer, case.toml
+goes through the one case writer in `harness.cases`, and the expected compactions come from the policy
+under test (`harness.policy`, "default") over the harness's chars/4 estimate (`harness.tokens`).
+"""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-RESERVE = 16384
-TAIL_TURNS = 3
-TAIL_CAP = 16384
+from harness.cases import case_toml as write_case_toml
+from harness.policy import ContextView, PolicyConfig, SendPoint, make_policy
+from harness.session import CompactionRecord, Message, Session, ToolCall, message_text
+from harness.tokens import MessageTokens, counter
+
+# The summary size assumed when predicting compactions (the real one comes from the summarizer).
+ASSUMED_SUMMARY_TOKENS = 3000
 
 
 @dataclass
@@ -25,45 +32,50 @@ class Probe:
     rubric: str | None = None
     planted_at: int = -1
 
+    def fields(self) -> dict[str, Any]:
+        """The [[probe]] table, in the order case.toml shows it; empty optional fields are left out."""
+        return {"id": self.id, "kind": self.kind, "question": self.question, "all": self.all,
+                "none": self.none or None, "regex": self.regex or None, "planted_at": self.planted_at,
+                "rubric": self.rubric or None}
+
 
 class Builder:
+    """Collects the session as harness messages; `session()` is the canonical `Session` that is written."""
+
     def __init__(self, system: str):
         self.system = system
-        self.msgs: list[dict[str, Any]] = []  # non-system, non-compaction messages
-        self.compactions: list[tuple[int, dict[str, Any]]] = []  # (position, record)
+        self.msgs: list[Message] = []  # non-system messages, compaction blocks apart
+        self.compactions: list[CompactionRecord] = []
         self.marks: dict[str, int] = {}
         self._calls = 0
         self.chars = len(system)
 
     # -- writing messages
-    def _add(self, rec: dict[str, Any]) -> int:
-        self.msgs.append(rec)
-        self.chars += len(message_text(rec))
+    def _add(self, message: Message) -> int:
+        self.msgs.append(message)
+        self.chars += len(message_text(message))
         return len(self.msgs) - 1
 
     def user(self, text: str) -> int:
-        return self._add({"role": "user", "content": text})
+        return self._add(Message("user", text))
 
     def say(self, text: str) -> int:
-        return self._add({"role": "assistant", "content": text})
+        return self._add(Message("assistant", text))
 
     def step(self, text: str, calls: list[tuple[str, dict[str, Any], str, bool]]) -> tuple[int, list[int]]:
-        recs = []
+        tool_calls = []
         for name, args, _out, _err in calls:
             self._calls += 1
-            recs.append({"id": f"call_{self._calls:04d}", "name": name, "arguments": args})
-        a = self._add({"role": "assistant", "content": text, "tool_calls": recs})
-        outs = []
-        for rec, (_name, _args, out, err) in zip(recs, calls):
-            r = {"role": "tool", "tool_call_id": rec["id"], "content": out}
-            if err:
-                r["is_error"] = True
-            outs.append(self._add(r))
+            tool_calls.append(ToolCall(f"call_{self._calls:04d}", name, args))
+        a = self._add(Message("assistant", text, tuple(tool_calls)))
+        outs = [self._add(Message("tool", out, tool_call_id=call.id, is_error=err))
+                for call, (_name, _args, out, err) in zip(tool_calls, calls)]
         return a, outs
 
-    def compaction(self, content: str, covers: int, origin: str = "manual") -> None:
-        self.compactions.append((len(self.msgs), {"role": "compaction", "content": content, "covers": covers,
-                                                  "origin": origin}))
+    def compaction(self, content: str, covers: int, position: int | None = None, origin: str = "manual") -> None:
+        """A summary block before message `position` (default: the next message) standing for messages < covers."""
+        at = len(self.msgs) if position is None else position
+        self.compactions.append(CompactionRecord(content, covers, at, origin))
 
     def mark(self, name: str, index: int) -> None:
         self.marks[name] = index
@@ -72,30 +84,8 @@ class Builder:
     def tool_calls(self) -> int:
         return self._calls
 
-    def records(self) -> list[dict[str, Any]]:
-        out = [{"role": "system", "content": self.system}]
-        blocks = sorted(self.compactions, key=lambda c: c[0])
-        b = 0
-        for i, m in enumerate(self.msgs + [None]):
-            while b < len(blocks) and blocks[b][0] == i:
-                out.append(blocks[b][1])
-                b += 1
-            if m is not None:
-                out.append(m)
-        return out
-
-    def write(self, path: Path) -> None:
-        with path.open("w", encoding="utf-8") as fh:
-            for r in self.records():
-                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
-
-
-def message_text(rec: dict[str, Any]) -> str:
-    calls = rec.get("tool_calls") or []
-    if not calls:
-        return rec["content"]
-    lines = "\n".join(f"{c['name']} {json.dumps(c['arguments'], sort_keys=True)}" for c in calls)
-    return f"{rec['content']}\n{lines}" if rec["content"] else lines
+    def session(self) -> Session:
+        return Session(tuple(self.msgs), self.system, tuple(self.compactions))
 
 
 def norm(text: str) -> str:
@@ -139,58 +129,38 @@ def verify_probes(b: Builder, probes: list[Probe]) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------------
-# a small re-implementation of the default policy, used only to tune sizes and report expectations
+# what the policy under test would do with the session, to tune sizes and report expectations
 
 
-def _turns(msgs: list[dict[str, Any]], upto: int) -> list[tuple[int, int, list[tuple[int, int]]]]:
-    turns, start, steps, step_start = [], 0, [], None
-    for i in range(upto):
-        r = msgs[i]["role"]
-        if r == "user":
-            if step_start is not None:
-                steps.append((step_start, i))
-                step_start = None
-            if i > start:
-                turns.append((start, i, steps))
-            start, steps = i, []
-        elif r == "assistant":
-            if step_start is not None:
-                steps.append((step_start, i))
-            step_start = i
-    if step_start is not None:
-        steps.append((step_start, upto))
-    turns.append((start, upto, steps))
-    return turns
+def session_tokens(session: Session, counter_name: str = "chars4") -> int:
+    """The session's size as the harness counts it: system prompt, every message and every summary block."""
+    tokens = MessageTokens(counter(counter_name), session.messages)
+    blocks = sum(tokens.text(block.content) for block in session.compactions)
+    return tokens.text(session.system) + tokens.span(range(len(session.messages))) + blocks
 
 
-def simulate(b: Builder, window: int, summary_tokens: int = 3000) -> list[dict[str, Any]]:
-    sizes = [len(message_text(m)) / 4 for m in b.msgs]
-    prefix = [0.0]
-    for s in sizes:
-        prefix.append(prefix[-1] + s)
-    sys_t = len(b.system) / 4
-    kept_from, summary = 0, 0.0
+def simulate(b: Builder, window: int, summary_tokens: int = ASSUMED_SUMMARY_TOKENS) -> list[dict[str, Any]]:
+    """The compactions the default policy makes over the session, each summary taken as `summary_tokens`."""
+    session = b.session()
+    policy = make_policy("default", PolicyConfig(context_window=window))
+    estimate = MessageTokens(counter("chars4"), session.messages)
+    system = estimate.text(session.system)
+    live_start, summary = 0, 0
     events = []
-    for i, m in enumerate(b.msgs):
-        if m["role"] != "assistant":
+    for send, message in enumerate(session.messages):
+        if message.role != "assistant":
             continue
-        est = sys_t + summary + prefix[i] - prefix[kept_from]
-        if est < window - RESERVE:
+        before = system + summary + estimate.span(range(live_start, send))
+        mid_turn = send > 0 and session.messages[send - 1].role == "tool"
+        if not policy.should_compact(SendPoint(send, before, mid_turn)):
             continue
-        turns = [t for t in _turns(b.msgs, i) if t[1] > kept_from]
-        tail = turns[-TAIL_TURNS:]
-        size = lambda a, z: prefix[z] - prefix[a]
-        while len(tail) > 1 and size(tail[0][0], i) > TAIL_CAP:
-            tail = tail[1:]
-        start = tail[0][0]
-        one_step = False
-        if size(start, i) > TAIL_CAP and tail[0][2]:
-            start = tail[0][2][-1][0]
-            one_step = True
-        start = max(start, kept_from)
-        events.append({"send": i, "before": round(est), "tail_from": start, "one_step": one_step,
-                       "after": round(sys_t + summary_tokens + size(start, i))})
-        kept_from, summary = start, summary_tokens
+        plan = policy.plan(ContextView(session, live_start, send, estimate.__getitem__))
+        tail_from = max(plan.tail_start, live_start)
+        turn = session.turns[session.turn_of[tail_from]]
+        one_step = tail_from > max(turn.start, live_start)  # the tail is one step of a turn, not whole turns
+        events.append({"send": send, "before": before, "tail_from": tail_from, "one_step": one_step,
+                       "after": system + summary_tokens + estimate.span(range(tail_from, send))})
+        live_start, summary = tail_from, summary_tokens
     return events
 
 
@@ -198,38 +168,9 @@ def simulate(b: Builder, window: int, summary_tokens: int = 3000) -> list[dict[s
 # case.toml
 
 
-def _toml_str(s: str) -> str:
-    return json.dumps(s, ensure_ascii=False)
-
-
-def _toml_val(v: Any) -> str:
-    if isinstance(v, str):
-        return _toml_str(v)
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_val(x) for x in v) + "]"
-    raise TypeError(v)
-
-
 def case_toml(case_id: str, title: str, pool: str, window: int, max_out: int, script: str, seed: int,
               probes: list[Probe], notes: str = "") -> str:
-    out = ["[case]", f"id = {_toml_str(case_id)}", f"title = {_toml_str(title)}", f"pool = {_toml_str(pool)}",
-           'session = "session.jsonl"']
-    if notes:
-        out.append(f"notes = {_toml_str(notes)}")
-    out += ["", "[model]", f"context_window = {window}", f"max_output_tokens = {max_out}", "",
-            "[generator]", f"script = {_toml_str(script)}", f"seed = {seed}"]
-    for p in probes:
-        out += ["", "[[probe]]", f"id = {_toml_str(p.id)}", f"kind = {_toml_str(p.kind)}",
-                f"question = {_toml_str(p.question)}", f"all = {_toml_val(p.all)}"]
-        if p.none:
-            out.append(f"none = {_toml_val(p.none)}")
-        if p.regex:
-            out.append(f"regex = {_toml_str(p.regex)}")
-        out.append(f"planted_at = {p.planted_at}")
-        if p.rubric:
-            out.append(f"rubric = {_toml_str(p.rubric)}")
-    return "\n".join(out) + "\n"
+    return write_case_toml(case_id=case_id, title=title, pool=pool, context_window=window,
+                           max_output_tokens=max_out, notes=notes or None,
+                           tables={"generator": {"script": script, "seed": seed}},
+                           probes=[p.fields() for p in probes])

@@ -2,11 +2,13 @@
 
     python tools/casegen/generate.py                 # all cases into cases/
     python tools/casegen/generate.py --only long-auth-refactor
-    python tools/casegen/generate.py --check         # build and verify, write nothing
+    python tools/casegen/generate.py --check         # build, verify and compare with the written cases
     python tools/casegen/generate.py --table         # print the markdown table of the written cases
 
-Pure standard library and deterministic: each case's content comes from random.Random(seed), with the seed
-recorded in its case.toml under [generator]. Probe truth is verified before anything is written.
+Run it with the project's environment (it imports the harness: its session writer, case writer, policy and
+token counters). Deterministic: each case's content comes from random.Random(seed), with the seed recorded in
+its case.toml under [generator]. Probe truth is verified before anything is written; `--check` also reports
+whether each case folder already holds exactly the files this code generates.
 """
 
 from __future__ import annotations
@@ -18,19 +20,22 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+ROOT = HERE.parent.parent
+sys.path[:0] = [str(HERE), str(ROOT)]
 
-from builder import case_toml, message_text, simulate, verify_probes  # noqa: E402
+from builder import Builder, case_toml, session_tokens, simulate, verify_probes  # noqa: E402
 from catalog import CASES  # noqa: E402
 from spec import Spec, system_prompt  # noqa: E402
 from work import build_session  # noqa: E402
 from worlds import WORLDS  # noqa: E402
 
-ROOT = HERE.parent.parent
+from harness.session import dumps_session  # noqa: E402
+from harness.tokens import counter  # noqa: E402
+
 SCRIPT = "tools/casegen/generate.py"
 
 
-def build(spec: Spec):
+def build(spec: Spec) -> tuple[Builder, list[str]]:
     rng = random.Random(spec.seed)
     world = WORLDS[spec.world]
     system = system_prompt(rng, world)
@@ -38,26 +43,44 @@ def build(spec: Spec):
     if spec.manual_compaction:
         frac, text = spec.manual_compaction
         target = int(frac * len(b.msgs))
-        pos = next(i for i in range(target, len(b.msgs)) if b.msgs[i]["role"] == "user")
-        b.compactions.append((pos, {"role": "compaction", "content": text, "covers": pos, "origin": "manual"}))
+        pos = next(i for i in range(target, len(b.msgs)) if b.msgs[i].role == "user")
+        b.compaction(text, covers=pos, position=pos)
     problems = verify_probes(b, spec.probes)
     return b, problems
 
 
-def stats(b, spec: Spec) -> dict:
-    turns = sum(1 for m in b.msgs if m["role"] == "user")
-    chars = len(b.system) + sum(len(message_text(m)) for m in b.msgs) + sum(len(c[1]["content"]) for c in b.compactions)
-    biggest = max((len(m["content"]) for m in b.msgs if m["role"] == "tool"), default=0)
-    return {"id": spec.id, "pool": spec.pool, "messages": len(b.msgs), "turns": turns, "tool_calls": b.tool_calls,
-            "tokens": chars // 4, "window": spec.window, "probes": len(spec.probes),
-            "largest_tool_output_tokens": biggest // 4}
+def case_files(b: Builder, spec: Spec) -> dict[str, str]:
+    """The text of each file of the case folder."""
+    return {"session.jsonl": dumps_session(b.session()),
+            "case.toml": case_toml(spec.id, spec.title, spec.pool, spec.window, spec.max_out, SCRIPT, spec.seed,
+                                   spec.probes, spec.notes)}
+
+
+def changed_files(folder: Path, files: dict[str, str]) -> list[str]:
+    """The files of `folder` that differ from (or are missing against) the generated ones."""
+    changed = []
+    for name, text in files.items():
+        path = folder / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            changed.append(name)
+    return changed
+
+
+def stats(b: Builder, spec: Spec) -> dict:
+    session = b.session()
+    chars4 = counter("chars4")
+    biggest = max((chars4.count_text(m.content) for m in session.messages if m.role == "tool"), default=0)
+    return {"id": spec.id, "pool": spec.pool, "messages": len(session.messages),
+            "turns": sum(1 for m in session.messages if m.role == "user"), "tool_calls": b.tool_calls,
+            "tokens": session_tokens(session), "window": spec.window, "probes": len(spec.probes),
+            "largest_tool_output_tokens": biggest}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=str(ROOT / "cases"))
     ap.add_argument("--only", action="append")
-    ap.add_argument("--check", action="store_true", help="build and verify only")
+    ap.add_argument("--check", action="store_true", help="build, verify and compare with --out; write nothing")
     ap.add_argument("--table", action="store_true", help="print the README table from the written cases")
     args = ap.parse_args(argv)
     if args.table:
@@ -73,17 +96,21 @@ def main(argv: list[str] | None = None) -> int:
         events = simulate(b, spec.window)
         st["compactions"] = len(events)
         st["one_step_tails"] = sum(e["one_step"] for e in events)
+        folder = Path(args.out) / spec.id
+        files = case_files(b, spec)
+        if args.check:
+            changed = changed_files(folder, files)
+            st["files"] = f"differ: {', '.join(changed)}" if changed else "unchanged"
+            problems = problems + [f"{folder / name} is not what this code generates" for name in changed]
         print(json.dumps(st), flush=True)
         for p in problems:
             print(f"  PROBLEM {spec.id}: {p}", flush=True)
         bad += bool(problems)
         if args.check or problems:
             continue
-        folder = Path(args.out) / spec.id
         folder.mkdir(parents=True, exist_ok=True)
-        b.write(folder / "session.jsonl")
-        (folder / "case.toml").write_text(case_toml(spec.id, spec.title, spec.pool, spec.window, spec.max_out,
-                                                    SCRIPT, spec.seed, spec.probes, spec.notes), encoding="utf-8")
+        for name, text in files.items():
+            (folder / name).write_text(text, encoding="utf-8")
     return 1 if bad else 0
 
 

@@ -346,6 +346,6 @@ def build_session(rng: random.Random, world: World, system: str, layout: Layout,
         for _, beat in pending:
             idx = beat.run(ctx)
             b.mark(beat.name, idx)
-        if layout.closing and b.msgs[-1]["role"] != "assistant":
+        if layout.closing and b.msgs[-1].role != "assistant":
             b.say(rng.choice(NEUTRAL_SAY) if neutral else work.done())
     return b, work

@@ -9,12 +9,10 @@ answerable on the full history. A person edits the question and expected facts a
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from harness.errors import InputError
-from harness.importers.case import toml_value
+from harness.cases.toml import session_file_of, toml_table
 from harness.session import Message, Session, message_text, read_session
 
 PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:py|js|ts|tsx|jsx|go|rs|java|c|h|cpp|rb|md|toml|json|yaml|yml|cfg|txt|sh))\b")
@@ -28,16 +26,8 @@ PLAN = re.compile(r"\b(next|now let me|now let's|let's|I will|I'll|plan)\b", re.
 
 
 def draft_probes(case_dir: str | Path) -> list[dict[str, Any]]:
-    case_dir = Path(case_dir)
-    session_file = "session.jsonl"
-    toml_path = case_dir / "case.toml"
-    if toml_path.exists():
-        try:
-            data = tomllib.loads(toml_path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise InputError(str(toml_path), None, None, f"bad TOML: {exc}") from None
-        session_file = data.get("case", {}).get("session", session_file)
-    session = read_session(case_dir / session_file)
+    """Candidate probes for the session of the case in `case_dir` (its case.toml may still have none)."""
+    session = read_session(session_file_of(case_dir))
     probes: list[dict[str, Any]] = []
     probes += _goal(session)
     probes += _artifacts(session)
@@ -138,8 +128,6 @@ def render_probes(probes: list[dict[str, Any]]) -> str:
         evidence = probe.get("evidence")
         if evidence:
             out += ["# evidence: " + line for line in evidence.splitlines()[:3]]
-        out.append("[[probe]]")
-        for key in ("id", "kind", "question", "all", "none", "planted_at", "rubric", "draft"):
-            if key in probe:
-                out.append(f"{key} = {toml_value(probe[key])}")
+        keys = ("id", "kind", "question", "all", "none", "planted_at", "rubric", "draft")
+        out.append(toml_table("probe", {key: probe[key] for key in keys if key in probe}, array=True))
     return "\n".join(out) + "\n"
