@@ -9,9 +9,10 @@ document built in memory equals the one read back from disk.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Mapping, TypedDict
+from typing import Any, Mapping, TypedDict, TypeVar
 
 SCHEMA_VERSION = 1
+R = TypeVar("R", bound="_Flat")
 
 
 def _plain(value: Any) -> Any:
@@ -21,6 +22,19 @@ def _plain(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
     return value
+
+
+class _Flat:
+    """A record whose document is its fields in order, each as JSON (tuples as lists)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
+
+    @classmethod
+    def from_json(cls: type[R], data: Mapping[str, Any]) -> R:
+        """Lists back to tuples; a field missing from an older document takes its default."""
+        return cls(**{f.name: tuple(data[f.name]) if isinstance(data[f.name], list) else data[f.name]
+                      for f in fields(cls) if f.name in data})  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -93,7 +107,7 @@ class RunHeader:
 
 
 @dataclass(frozen=True)
-class EventRecord:
+class EventRecord(_Flat):
     """A compaction event as run.json keeps it: the event without its timings (those are in `timings`)."""
 
     number: int
@@ -121,16 +135,9 @@ class EventRecord:
         """From a CompactionEvent: its fields of these names (the timing fields are TimingRecord's)."""
         return cls(**{f.name: getattr(event, f.name) for f in fields(cls)})
 
-    def to_json(self) -> dict[str, Any]:
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> EventRecord:
-        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
-
 
 @dataclass(frozen=True)
-class TimingRecord:
+class TimingRecord(_Flat):
     """Where one compaction's time went, rounded to microseconds."""
 
     number: int
@@ -143,13 +150,6 @@ class TimingRecord:
     def from_event(cls, event: Any) -> TimingRecord:
         return cls(event.number, round(event.wall_time_s, 6), round(event.harness_time_s, 6),
                    round(event.model_time_s, 6), event.latency_source)
-
-    def to_json(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> TimingRecord:
-        return cls(**{f.name: data[f.name] for f in fields(cls)})
 
 
 @dataclass(frozen=True)
@@ -168,7 +168,7 @@ class Timings:
 
 
 @dataclass(frozen=True)
-class SummaryRecord:
+class SummaryRecord(_Flat):
     """The checks of one summary (metrics.SummaryCheck) and what wrote it."""
 
     compaction: int
@@ -185,14 +185,6 @@ class SummaryRecord:
     finish_reason: str
     truncated: bool
     latency_source: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> SummaryRecord:
-        return cls(**{f.name: tuple(data[f.name]) if isinstance(data[f.name], list) else data[f.name]
-                      for f in fields(cls)})
 
 
 @dataclass(frozen=True)
@@ -264,7 +256,7 @@ class ProbeRecord:
 
 
 @dataclass(frozen=True)
-class UsageTotals:
+class UsageTotals(_Flat):
     """Tokens of a case's summarizer calls, summed over the calls."""
 
     input_tokens: int = 0
@@ -272,13 +264,6 @@ class UsageTotals:
     cache_write_tokens: int = 0
     output_tokens: int = 0
     calls: int = 0
-
-    def to_json(self) -> dict[str, int]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, int]) -> UsageTotals:
-        return cls(**data)
 
 
 @dataclass(frozen=True)
@@ -302,7 +287,7 @@ class CostRecord:
 
 
 @dataclass(frozen=True)
-class ContextRecord:
+class ContextRecord(_Flat):
     """The compacted context at a probe point (case files only, not run.json)."""
 
     end: int
@@ -317,13 +302,6 @@ class ContextRecord:
     def from_snapshot(cls, snapshot: Any) -> ContextRecord:
         return cls(snapshot.end, snapshot.live_start, tuple(snapshot.kept), snapshot.compactions,
                    snapshot.est_tokens, snapshot.true_tokens, snapshot.summary)
-
-    def to_json(self) -> dict[str, Any]:
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> ContextRecord:
-        return cls(**{**data, "kept": tuple(data["kept"])})
 
 
 @dataclass(frozen=True)
