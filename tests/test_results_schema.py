@@ -100,3 +100,25 @@ def test_a_run_is_planned_once(tmp_path, monkeypatch):
     assert calls["check_spec"] <= 4 and not hasattr(run_case, "check_spec")  # cases read the plan's specs
     plan = plan_run(config)
     assert plan_run(plan) is plan  # a plan is not planned again
+
+
+def test_adding_a_case_reads_no_file(run_folder, tmp_path, monkeypatch):
+    folder, _ = run_folder
+    records = folder.case_records()
+    target = RunFolder(tmp_path / "run")
+    target.create(RunHeader.from_json(read_run(folder.path)), resume=False)
+    reads = []
+    path_type = type(folder.path)
+    real_open = path_type.open
+
+    def counting_open(self, mode="r", *args, **kwargs):
+        if "r" in mode:
+            reads.append(self)
+        return real_open(self, mode, *args, **kwargs)
+
+    monkeypatch.setattr(path_type, "open", counting_open)  # read_text and read_bytes go through open
+    for record in records:
+        target.add(record)
+    monkeypatch.undo()
+    assert reads == []  # run.json is rebuilt from memory: no case file (nor run.json) is read back
+    assert read_run(target.path)["aggregates"] == read_run(folder.path)["aggregates"]

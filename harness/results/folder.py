@@ -16,10 +16,13 @@ import json
 import os
 import shutil
 import subprocess
+import threading
+from bisect import insort
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Iterator
 
 from harness.errors import HarnessError
 from harness.results.aggregate import Aggregator
@@ -60,8 +63,9 @@ class RunFolder:
     header: RunHeader | None = field(default=None, repr=False)
     _records: dict[str, CaseRecord] | None = field(default=None, repr=False)
     _documents: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)  # run.json form per key
-    _texts: dict[str, str] = field(default_factory=dict, repr=False)  # the same, serialised once
+    _texts: dict[str, bytes] = field(default_factory=dict, repr=False)  # the same, serialised once
     _aggregator: Aggregator = field(default_factory=Aggregator, repr=False)
+    _order: list[str] = field(default_factory=list, repr=False)  # record keys in case-file order
 
     @property
     def run_file(self) -> Path:
@@ -92,7 +96,7 @@ class RunFolder:
         if self._records is None:
             self._load(self._read_case_files())
         assert self._records is not None
-        return [self._records[key] for key in sorted(self._records, key=lambda k: f"{k}.json")]
+        return [self._records[key] for key in self._order]
 
     def add(self, record: CaseRecord, *, write_case: bool = True, write_run: bool = True) -> None:
         """A finished case: its file, then run.json with it (both atomic)."""
@@ -102,21 +106,30 @@ class RunFolder:
         if write_run:
             self.write_run()
 
-    def document(self, finished: bool = False) -> dict[str, Any]:
+    def document(self, finished: str | None = None) -> dict[str, Any]:
         """run.json as a dict, equal to the file's JSON."""
-        return {**self._header_json(), "cases": {key: self._documents[key] for key in self._ordered_keys()},
-                "aggregates": self._aggregator.result(), **({"finished": now()} if finished else {})}
+        return {**self._header_json(), "cases": {key: self._documents[key] for key in self._order},
+                "aggregates": self._aggregator.result(), **({"finished": finished} if finished else {})}
 
-    def write_run(self, finished: bool = False) -> dict[str, Any]:
-        """Write run.json from the records in memory, never re-reading the case files."""
-        document = self.document(finished)
-        keys = self._ordered_keys()
-        cases = (("{\n" + ",\n".join(f"  {_dumps(key)}: {self._texts[key]}" for key in keys) + "\n }")
-                 if keys else "{}")
-        parts = [f" {_dumps(name)}: {cases if name == 'cases' else _nested(value, 1)}"
-                 for name, value in document.items()]
-        _write_text(self.run_file, "{\n" + ",\n".join(parts) + "\n}\n")
-        return document
+    def write_run(self, finished: str | None = None) -> None:
+        """Write run.json from the records in memory, never re-reading the case files. Each case's text was
+        serialised once when it arrived; here it is only streamed out, with the header and aggregates."""
+        keys = self._order
+        head = [f" {_dumps(name)}: {_nested(value, 1)}" for name, value in self._header_json().items()]
+        tail = [f" {_dumps(name)}: {_nested(value, 1)}" for name, value in
+                (("aggregates", self._aggregator.result()), *((("finished", finished),) if finished else ()))]
+        with _atomic(self.run_file) as out:
+            out.write(("{\n" + ",\n".join(head) + ',\n "cases": ' + ("{\n" if keys else "{}")).encode())
+            for position, key in enumerate(keys):  # no joined copy of every case's text
+                out.write(self._texts[key])
+                out.write(b",\n" if position < len(keys) - 1 else b"\n }")
+            out.write((",\n" + ",\n".join(tail) + "\n}\n").encode())
+
+    def finish(self) -> dict[str, Any]:
+        """The run finished: run.json written with its finishing time, returned as a dict."""
+        finished = now()
+        self.write_run(finished)
+        return self.document(finished)
 
     # -- internals
 
@@ -125,15 +138,12 @@ class RunFolder:
             raise HarnessError(f"{self.path}: the run folder was not opened")
         return self.header.to_json()
 
-    def _ordered_keys(self) -> list[str]:
-        return sorted(self._documents, key=lambda k: f"{k}.json")  # the order of the case files
-
     def _read_case_files(self) -> list[CaseRecord]:
         return [CaseRecord.from_json(json.loads(p.read_text(encoding="utf-8")))
                 for p in sorted((self.path / "cases").glob("*.json"))]
 
     def _load(self, records: list[CaseRecord]) -> None:
-        self._records, self._documents, self._texts, self._aggregator = {}, {}, {}, Aggregator()
+        self._records, self._documents, self._texts, self._aggregator, self._order = {}, {}, {}, Aggregator(), []
         for record in records:
             self._remember(record)
 
@@ -141,10 +151,16 @@ class RunFolder:
         if self._records is None:
             self._records = {}
         document = record.to_json(contexts=False)
+        if record.key not in self._records:
+            insort(self._order, record.key, key=_file_order)
         self._records[record.key] = record
         self._documents[record.key] = document
-        self._texts[record.key] = _nested(document, 2)
+        self._texts[record.key] = f"  {_dumps(record.key)}: {_nested(document, 2)}".encode()
         self._aggregator.add(record)
+
+
+def _file_order(key: str) -> str:
+    return f"{key}.json"  # the case files' names sort the cases, as a directory listing would
 
 
 def _dumps(value: Any) -> str:
@@ -157,12 +173,19 @@ def _nested(value: Any, depth: int) -> str:
     return _dumps(value).replace("\n", "\n" + " " * (INDENT * depth))
 
 
-def _write_text(path: Path, text: str) -> None:
-    """Write through a temporary file so a crash never leaves half a document."""
+@contextmanager
+def _atomic(path: Path) -> Iterator[BinaryIO]:
+    """Write through a temporary file so a crash never leaves half a document (UTF-8 bytes)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    partial.write_text(text, encoding="utf-8")
+    partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    with partial.open("wb") as out:
+        yield out
     partial.replace(path)
+
+
+def _write_text(path: Path, text: str) -> None:
+    with _atomic(path) as out:
+        out.write(text.encode())
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -225,4 +248,4 @@ def merge_runs(paths: list[str | Path], out: str | Path, _aggregate: object = No
             shutil.copyfile(case_file, target.path / "cases" / case_file.name)  # the shard's bytes, as written
             target.add(CaseRecord.from_json(json.loads(case_file.read_text(encoding="utf-8"))),
                        write_case=False, write_run=False)
-    return target.write_run(finished=True)
+    return target.finish()

@@ -79,7 +79,7 @@ def run_cases(cases: list[Case], config: RunConfig | RunPlan, folder: RunFolder,
                 if future not in written and future.done() and not future.cancelled() and not future.exception():
                     folder.add(future.result())
             raise
-    return folder.write_run(finished=True)
+    return folder.finish()
 
 
 def default_run_id(config: RunConfig, label: str | None) -> str:
