@@ -84,7 +84,7 @@ class RunFolder:
             raise HarnessError(f"{self.path}: --resume with a different configuration than the run it holds")
         (self.path / "cases").mkdir(parents=True, exist_ok=True)
         self.header = existing or header
-        self._load(self._read_case_files() if existing is not None else [])
+        self._load(self._read_case_files())  # what the folder holds counts, as when run.json was rebuilt from it
         if existing is None:
             self.write_run()
 
