@@ -2,11 +2,12 @@
 that re-read every case file and re-aggregated them all after every case (quadratic over a run).
 
 The folder is fed the library's case records (a builtin run over cases/, made once per module) at 19
-cases and ten times over at 190 (ids renamed); each round adds one more case, so a round is the work one
-finished case costs. With `--benchmark-disable` (the default test run) two small hand-made cases stand in
-for the library, so the suite stays fast while the paths are still exercised.
+cases and ten times over at 190 (ids renamed); each round starts from a folder holding those and adds one
+more case, so a round is the work one finished case costs: its case file, and run.json rewritten with it.
+With `--benchmark-disable` (the default test run) two small hand-made cases stand in for the library, so
+the suite stays fast while the paths are still exercised.
 
-    pytest tests/benchmarks/test_result_writing.py --benchmark-enable --benchmark-columns=min,median,mean,max,rounds
+    pytest tests/benchmarks/test_result_writing.py --benchmark-columns=min,median,mean,max,rounds
 
 The comparator below (`old_rebuild_run`, `old_aggregate`) is the code as it was before the redesign, kept
 here only to measure against.
@@ -14,11 +15,11 @@ here only to measure against.
 
 from __future__ import annotations
 
+import copy
 import json
 import statistics
 from collections import defaultdict
 from dataclasses import replace
-from itertools import count
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -61,34 +62,33 @@ def records_of(library: list[CaseRecord], size: str) -> list[CaseRecord]:
     return [replace(r, case=f"{r.case}-x{i}") for i in range(SIZES[size]) for r in library]
 
 
-def fresh_records(template: CaseRecord):
-    """One more finished case per round: a new id each time."""
-    for n in count():
-        yield replace(template, case=f"zz-extra-{n}")
+def folder_of(records: list[CaseRecord], path: Path) -> RunFolder:
+    folder = RunFolder(path)
+    folder.create(run_header(RunConfig(), "bench", None), resume=False)
+    for record in records:
+        folder.add(record, write_run=False)
+    folder.write_run()
+    return folder
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_incremental_write(benchmark, tmp_path, library, size):
     records = records_of(library, size)
-    folder = RunFolder(tmp_path / "run")
-    folder.create(run_header(RunConfig(), "bench", None), resume=False)
-    for record in records:
-        folder.add(record, write_run=False)
-    folder.write_run()
-    extra = fresh_records(records[0])
-    benchmark.extra_info["cases"] = len(records)
-    benchmark.pedantic(lambda: folder.add(next(extra)), rounds=20, iterations=1, warmup_rounds=1)
-    assert read_run(folder.path)["aggregates"]["cases"] == len(folder.case_records())
+    base = folder_of(records, tmp_path / "run")
+    extra = replace(records[0], case="zz-extra")  # the case that finishes: the run holds the others
+
+    def fresh() -> tuple[tuple[RunFolder], dict]:
+        return (copy.deepcopy(base),), {}  # a folder holding exactly the others, every round
+
+    benchmark.extra_info["cases"] = len(records) + 1
+    benchmark.pedantic(lambda folder: folder.add(extra), setup=fresh, rounds=10 if size == "19-cases" else 5)
+    assert len(read_run(base.path)["cases"]) == len(records) + 1
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_bytes_floor(benchmark, tmp_path, library, size):
     """Only writing run.json's bytes, atomically: the part of a case's write that must grow with the run."""
-    folder = RunFolder(tmp_path / "run")
-    folder.create(run_header(RunConfig(), "bench", None), resume=False)
-    for record in records_of(library, size):
-        folder.add(record, write_run=False)
-    folder.write_run()
+    folder = folder_of(records_of(library, size) + [replace(library[0], case="zz-extra")], tmp_path / "run")
     data = folder.run_file.read_text(encoding="utf-8")
     benchmark.extra_info["bytes"] = len(data.encode())
     benchmark.pedantic(lambda: write_text(folder.run_file, data), rounds=20, iterations=1, warmup_rounds=1)
@@ -97,22 +97,16 @@ def test_bytes_floor(benchmark, tmp_path, library, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_old_rebuild_write(benchmark, tmp_path, library, size):
     records = records_of(library, size)
-    folder = RunFolder(tmp_path / "run")
-    folder.create(run_header(RunConfig(), "bench", None), resume=False)
-    for record in records:
-        folder.add(record, write_run=False)  # the case files, as the old runner left them
-    folder.write_run()
-    extra = fresh_records(records[0])
+    folder = folder_of(records, tmp_path / "run")  # the case files, as the old runner left them
+    extra = replace(records[0], case="zz-extra")
 
     def one_case() -> None:
-        record = next(extra)
-        write_json(folder.case_file(record.case, record.repeat), record.to_json())
+        write_json(folder.case_file(extra.case, extra.repeat), extra.to_json())
         old_rebuild_run(folder)
 
-    benchmark.extra_info["cases"] = len(records)
-    rounds = 5 if size == "190-cases" else 20
-    benchmark.pedantic(one_case, rounds=rounds, iterations=1, warmup_rounds=1)
-    assert len(read_run(folder.path)["cases"]) in (len(records) + 1, len(records) + rounds + 1)
+    benchmark.extra_info["cases"] = len(records) + 1
+    benchmark.pedantic(one_case, rounds=10 if size == "19-cases" else 5, iterations=1, warmup_rounds=1)
+    assert len(read_run(folder.path)["cases"]) == len(records) + 1
 
 
 # -- the comparator: the old rebuild, verbatim apart from names --------------------------------
