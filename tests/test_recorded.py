@@ -14,7 +14,8 @@ from harness.compaction.compactor import Compactor
 from harness.policy import PolicyConfig, make_policy
 from harness.policy.recorded import AtRecordedPoints, recorded_points
 from harness.results.folder import read_run
-from harness.run.matrix import RunConfig, evaluate_case
+from harness.run.case import evaluate_case
+from harness.run.config import RunConfig
 from harness.compaction.summarizer import PlaceholderSummarizer
 from harness.tokens import counter
 

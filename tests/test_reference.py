@@ -8,7 +8,8 @@ import pytest
 from harness.cases import discover, load_case
 from harness.studies.gate import outcomes
 from harness.results.folder import RunFolder, strip_volatile
-from harness.run.matrix import RunConfig, run_cases
+from harness.run.config import RunConfig
+from harness.run.matrix import run_cases
 
 from test_runner import make_case
 

@@ -7,7 +7,8 @@ import pytest
 from harness.cases import discover
 from harness.cli import main
 from harness.results.folder import RunFolder, read_run, strip_volatile
-from harness.run.matrix import RunConfig, run_cases
+from harness.run.config import RunConfig
+from harness.run.matrix import run_cases
 
 SESSION = [
     {"role": "system", "content": "You are a coding agent."},

@@ -12,7 +12,7 @@ def test_json_document_has_configuration_events_and_risks(tmp_path, capsys):
     assert main(["simulate", str(case), "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["configuration"]["context_window"] == 2000
-    assert document["configuration"]["reserve_tokens"] == 16384  # the [policy] table is a run setting
+    assert document["configuration"]["reserve_tokens"] == 400  # the case's [policy] table, as under run
     assert main(["simulate", str(case), "--json", "--reserve", "400", "--tail-cap", "300"]) == 0
     document = json.loads(capsys.readouterr().out)
     event = document["events"][0]

@@ -216,7 +216,7 @@ def run_configs(args: argparse.Namespace) -> list:
     """One configuration per combination of the repeatable --policy, --model and --summarizer."""
     from itertools import product
 
-    from harness.run.matrix import RunConfig
+    from harness.run.config import RunConfig
 
     settings = parse_settings(args.set)
     at_points = args.at_recorded_points is not None

@@ -1,5 +1,10 @@
 """Aggregates of a run: pass rates by condition, kind, pool, fact age and compactions survived; summary
-checks, usage, cost and latency. Built from case records, read by every renderer and study."""
+checks, usage, cost and latency.
+
+Built incrementally: `Aggregator.add` folds one case record into running counts, so the aggregates after
+each finished case cost the same at case 190 as at case 19. `aggregate(records)` is the same fold over a
+whole list. The dict helpers at the top (`ok_records`, `passed`) serve renderers that read run.json.
+"""
 
 from __future__ import annotations
 
@@ -9,46 +14,21 @@ from typing import Any, Iterable
 
 from harness.metrics import Rate, normalised_retention
 from harness.probes import CONDITIONS
+from harness.results.schema import Aggregates, CaseRecord, ProbeRecord, TimingRecord
 
 GRADES = ("answered", "retained")
+# The groupings of probe rates, named as in run.json.
+GROUPINGS = ("by_kind", "by_pool", "by_age", "by_compactions_survived")
+OVERALL = ("overall", "")
 
 
 def ok_records(records: Iterable[dict]) -> list[dict]:
     return [r for r in records if r.get("status") == "ok"]
 
 
-def probe_rows(records: Iterable[dict]) -> list[tuple[dict, dict]]:
-    """(case record, probe record) for every probe of every finished case."""
-    return [(r, p) for r in ok_records(records) for p in r["probes"]]
-
-
 def passed(probe: dict, condition: str, grade: str) -> bool | None:
     result = probe.get("conditions", {}).get(condition, {})
     return result.get(grade)
-
-
-def rates(rows: list[tuple[dict, dict]], grade: str) -> dict[str, Any]:
-    valid = [p for _, p in rows if p.get("valid")]
-    out = {}
-    for condition in CONDITIONS:
-        outcomes = [passed(p, condition, grade) for p in valid]
-        outcomes = [o for o in outcomes if o is not None]
-        out[condition] = Rate(sum(outcomes), len(outcomes)).to_json()
-    values = [out[c]["rate"] for c in CONDITIONS]
-    out["normalised_retention"] = (None if None in values else
-                                   _round(normalised_retention(values[0], values[1], values[2])))
-    return out
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 4)
-
-
-def grouped(rows, key, grade: str) -> dict[str, Any]:
-    groups: dict[str, list] = defaultdict(list)
-    for record, probe in rows:
-        groups[str(key(record, probe))].append((record, probe))
-    return {name: rates(members, grade) for name, members in sorted(groups.items())}
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -59,83 +39,173 @@ def percentile(values: list[float], q: float) -> float | None:
     return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
 
 
-def aggregate(records: list[dict]) -> dict[str, Any]:
-    rows = probe_rows(records)
-    ok = ok_records(records)
-    grade = "answered" if any(passed(p, "full", "answered") is not None for _, p in rows) else "retained"
-    summaries = [s for r in ok for s in r.get("summaries", [])]
-    timings = [t for r in ok for t in r.get("timings", {}).get("compactions", [])]
-    return {
-        "grade": grade,
-        "cases": len(records),
-        "cases_ok": len(ok),
-        "errors": {r["case"]: r["error"] for r in records if r.get("status") == "error"},
-        "probes": len(rows),
-        "valid_probes": sum(1 for _, p in rows if p.get("valid")),
-        "invalid_probes": sorted(f"{r['case']}/{p['id']}" for r, p in rows if not p.get("valid")),
-        "floor_survives": sum(1 for _, p in rows if p.get("valid") and p.get("floor_survives")),
-        "overall": {g: rates(rows, g) for g in GRADES},
-        "by_kind": grouped(rows, lambda r, p: p["kind"], grade),
-        "by_pool": grouped(rows, lambda r, p: r["pool"], grade),
-        "by_age": grouped(rows, lambda r, p: p.get("age_bucket", "?"), grade),
-        "by_compactions_survived": grouped(rows, lambda r, p: p.get("compactions_survived", 0), grade),
-        "compactions": {r["case"]: len(r["events"]) for r in ok},
-        "summary": {
-            "count": len(summaries),
-            "mean_tokens": _mean(s["summary_tokens"] for s in summaries),
-            "mean_compression_ratio": _mean(s["compression_ratio"] for s in summaries),
-            "mean_artifact_recall": _mean(s["artifact_recall"] for s in summaries),
-            "mean_artifact_precision": _mean(s["artifact_precision"] for s in summaries),
-            "hallucinated_paths": sum(len(s["hallucinated_paths"]) for s in summaries),
-            "stale_facts": sum(len(s["stale_facts"]) for s in summaries),
-            "missing_sections": sum(len(s["sections_missing"]) for s in summaries),
-            "truncated": sum(1 for s in summaries if s.get("truncated")),
-        },
-        "usage": _sum_usage(r.get("usage", {}) for r in ok),
-        "cost": _cost(ok),
-        "latency": {**_latency(timings), "by_model": _latency_by_model(ok)},
-    }
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
 
 
-def _cost(ok: list[dict]) -> dict[str, Any]:
-    costs = [r["cost"] for r in ok if r.get("cost", {}).get("usd") is not None]
-    compactions = sum(len(r["events"]) for r in ok)
-    total = sum(c["usd"] for c in costs)
-    sources = sorted({part for c in costs for part in (c.get("source") or "").split("/") if part})
+def _mean(values: list[float]) -> float | None:
+    return round(statistics.fmean(values), 4) if values else None
+
+
+def _groups_of(record: CaseRecord, probe: ProbeRecord) -> tuple[tuple[str, str], ...]:
+    return (OVERALL, ("by_kind", probe.kind), ("by_pool", record.pool),
+            ("by_age", probe.age_bucket or "?"), ("by_compactions_survived", str(probe.compactions_survived or 0)))
+
+
+class Aggregator:
+    """Running totals over the case records of one run. Sums of integers, lists of the figures that need
+    percentiles or means (exact whatever the order cases finish in), and per-case figures whose order in
+    run.json follows the case files (errors, compactions, dollars)."""
+
+    def __init__(self, records: Iterable[CaseRecord] = ()) -> None:
+        self.records: dict[str, CaseRecord] = {}
+        self._reset()
+        for record in records:
+            self.add(record)
+
+    def _reset(self) -> None:
+        self.rate_counts: dict[tuple[str, str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+        self.group_names: dict[str, set[str]] = {name: set() for name in GROUPINGS}
+        self.answered_graded = False
+        self.probes = self.valid_probes = self.floor_survives = 0
+        self.invalid_probes: list[str] = []
+        self.summary_values: dict[str, list[float]] = defaultdict(list)
+        self.summary_counts: dict[str, int] = defaultdict(int)
+        self.usage: dict[str, int] = {}
+        self.timings: list[TimingRecord] = []
+        self.timings_by_model: dict[tuple[str, str], list[TimingRecord]] = defaultdict(list)
+
+    def add(self, record: CaseRecord) -> None:
+        """Fold in a finished case. A case seen before (a failed case run again on --resume) replaces its
+        earlier record, which needs a recount: rare, so the counts are rebuilt."""
+        if record.key in self.records:
+            self.records[record.key] = record
+            self._reset()
+            for known in self.records.values():
+                self._count(known)
+            return
+        self.records[record.key] = record
+        self._count(record)
+
+    def _count(self, record: CaseRecord) -> None:
+        if record.outcome is None:
+            return
+        for probe in record.outcome.probes:
+            self._count_probe(record, probe)
+        self._count_summaries(record)
+        for key, value in record.outcome.usage.to_json().items():
+            self.usage[key] = self.usage.get(key, 0) + value
+        model_of = {e.number: e.summarizer for e in record.outcome.events}
+        for timing in record.outcome.timings.compactions:
+            self.timings.append(timing)
+            self.timings_by_model[(model_of.get(timing.number, "?"), timing.latency_source)].append(timing)
+
+    def _count_probe(self, record: CaseRecord, probe: ProbeRecord) -> None:
+        self.probes += 1
+        groups = _groups_of(record, probe)
+        for name, value in groups[1:]:
+            self.group_names[name].add(value)
+        if probe.passed("full", "answered") is not None:
+            self.answered_graded = True
+        if not probe.valid:
+            self.invalid_probes.append(f"{record.case}/{probe.id}")
+            return
+        self.valid_probes += 1
+        self.floor_survives += bool(probe.floor_survives)
+        for grade in GRADES:
+            for condition in CONDITIONS:
+                outcome = probe.passed(condition, grade)
+                if outcome is None:
+                    continue
+                for name, value in groups:
+                    counts = self.rate_counts[(name, value, grade, condition)]
+                    counts[0] += bool(outcome)
+                    counts[1] += 1
+
+    def _count_summaries(self, record: CaseRecord) -> None:
+        for summary in record.outcome.summaries if record.outcome else ():
+            self.summary_counts["count"] += 1
+            for name in ("summary_tokens", "compression_ratio", "artifact_recall", "artifact_precision"):
+                value = getattr(summary, name)
+                if value is not None:
+                    self.summary_values[name].append(value)
+            self.summary_counts["hallucinated_paths"] += len(summary.hallucinated_paths)
+            self.summary_counts["stale_facts"] += len(summary.stale_facts)
+            self.summary_counts["missing_sections"] += len(summary.sections_missing)
+            self.summary_counts["truncated"] += bool(summary.truncated)
+
+    # -- the aggregates document
+
+    def result(self) -> Aggregates:
+        in_file_order = [self.records[key] for key in sorted(self.records, key=lambda k: f"{k}.json")]
+        ok = [r for r in in_file_order if r.outcome is not None]
+        grade = "answered" if self.answered_graded else "retained"
+        return {
+            "grade": grade,
+            "cases": len(in_file_order),
+            "cases_ok": len(ok),
+            "errors": {r.case: r.error for r in in_file_order if r.status == "error"},
+            "probes": self.probes,
+            "valid_probes": self.valid_probes,
+            "invalid_probes": sorted(self.invalid_probes),
+            "floor_survives": self.floor_survives,
+            "overall": {g: self._rates(OVERALL, g) for g in GRADES},
+            **{name: {value: self._rates((name, value), grade) for value in sorted(self.group_names[name])}
+               for name in GROUPINGS},
+            "compactions": {r.case: len(r.outcome.events) for r in ok},
+            "summary": self._summary(),
+            "usage": dict(self.usage),
+            "cost": _cost(ok),
+            "latency": {**_latency(self.timings), "by_model": self._latency_by_model()},
+        }
+
+    def _rates(self, group: tuple[str, str], grade: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for condition in CONDITIONS:
+            passed_, total = self.rate_counts.get((*group, grade, condition), (0, 0))
+            out[condition] = Rate(passed_, total).to_json()
+        values = [out[c]["rate"] for c in CONDITIONS]
+        out["normalised_retention"] = (None if None in values else
+                                       _round(normalised_retention(values[0], values[1], values[2])))
+        return out
+
+    def _summary(self) -> dict[str, Any]:
+        values, counts = self.summary_values, self.summary_counts
+        return {"count": counts["count"], "mean_tokens": _mean(values["summary_tokens"]),
+                "mean_compression_ratio": _mean(values["compression_ratio"]),
+                "mean_artifact_recall": _mean(values["artifact_recall"]),
+                "mean_artifact_precision": _mean(values["artifact_precision"]),
+                "hallucinated_paths": counts["hallucinated_paths"], "stale_facts": counts["stale_facts"],
+                "missing_sections": counts["missing_sections"], "truncated": counts["truncated"]}
+
+    def _latency_by_model(self) -> list[dict[str, Any]]:
+        """Compaction latency per summarizer model and per source of its model time (live/recorded/modelled)."""
+        return [{"summarizer": model, "latency_source": source, **_latency(timings)}
+                for (model, source), timings in sorted(self.timings_by_model.items())]
+
+
+def aggregate(records: Iterable[CaseRecord]) -> Aggregates:
+    return Aggregator(records).result()
+
+
+def _cost(ok: list[CaseRecord]) -> dict[str, Any]:
+    costs = [r.outcome.cost for r in ok if r.outcome.cost.usd is not None]
+    compactions = sum(len(r.outcome.events) for r in ok)
+    total = sum(c.usd for c in costs)  # summed in case-file order, as the figure has always been
+    sources = sorted({part for c in costs for part in (c.source or "").split("/") if part})
     return {"usd": round(total, 6) if costs else None,
             "per_compaction": round(total / compactions, 6) if costs and compactions else None,
             "per_session": round(total / len(costs), 6) if costs else None,
             "source": "/".join(sources) or None}
 
 
-def _mean(values: Iterable[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return round(statistics.fmean(present), 4) if present else None
-
-
-def _sum_usage(usages: Iterable[dict]) -> dict[str, int]:
-    total: dict[str, int] = defaultdict(int)
-    for usage in usages:
-        for key, value in usage.items():
-            total[key] += value
-    return dict(total)
-
-
-def _latency(timings: list[dict]) -> dict[str, Any]:
-    sources = sorted({t["latency_source"] for t in timings})
-    harness = [t["harness_time_s"] for t in timings]
-    model = [t["model_time_s"] for t in timings]
+def _latency(timings: list[TimingRecord]) -> dict[str, Any]:
+    sources = sorted({t.latency_source for t in timings})
+    harness = [t.harness_time_s for t in timings]
+    model = [t.model_time_s for t in timings]
     return {"compactions": len(timings), "model_time_source": "/".join(sources) or None,
             "harness_p50_s": _round(percentile(harness, 50)), "harness_p95_s": _round(percentile(harness, 95)),
             "model_p50_s": _round(percentile(model, 50)), "model_p95_s": _round(percentile(model, 95))}
 
 
-def _latency_by_model(ok: list[dict]) -> list[dict[str, Any]]:
-    """Compaction latency per summarizer model and per source of its model time (live/recorded/modelled)."""
-    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for record in ok:
-        model_of = {e["number"]: e.get("summarizer", "?") for e in record.get("events", [])}
-        for t in record.get("timings", {}).get("compactions", []):
-            groups[(model_of.get(t["number"], "?"), t["latency_source"])].append(t)
-    return [{"summarizer": model, "latency_source": source, **_latency(timings)}
-            for (model, source), timings in sorted(groups.items())]
+__all__ = ["GRADES", "Aggregator", "aggregate", "ok_records", "passed", "percentile"]

@@ -1,27 +1,37 @@
 """The results folder: `results/<run-id>/run.json`, one file per case, written as cases finish.
 
 run.json holds the configuration, per case the compaction events and per probe the answers and grades
-for the compacted context and each control, and the aggregates. `cases/<id>.json` adds the compacted
-contexts themselves. A case file is written the moment the case finishes and run.json is rewritten
-from the case files, so an interrupted run keeps everything that finished and can be resumed.
+for the compacted context and each control, and the aggregates. `cases/<key>.json` adds the compacted
+contexts themselves. When a case finishes its file is written and run.json is rewritten at once, so an
+interrupted run keeps everything that finished and can be resumed.
+
+The folder keeps its case records in memory (on --resume it reads the existing case files once) with each
+record's run.json text serialised once and the aggregates folded in as cases arrive: a rewrite of run.json
+costs the same at case 190 as at case 19 apart from writing the bytes themselves.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
-from dataclasses import dataclass
+import threading
+from bisect import insort
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Iterator
 
 from harness.errors import HarnessError
+from harness.results.aggregate import Aggregator
+from harness.results.schema import SCHEMA_VERSION, CaseRecord, RunHeader
 
-SCHEMA_VERSION = 1
 # Fields that differ between two identical runs: left out when runs are compared for equality.
-VOLATILE_KEYS = frozenset({"merged_from", "created", "finished", "timings", "latency", "run_id", "out", "git_commit", "elapsed_s",
-                           "wall_time_s", "harness_time_s", "model_time_s"})
+VOLATILE_KEYS = frozenset({"merged_from", "created", "finished", "timings", "latency", "run_id", "out", "git_commit",
+                           "elapsed_s", "wall_time_s", "harness_time_s", "model_time_s"})
+INDENT = 1  # run.json and case files: one space per level
 
 
 def harness_version() -> str:
@@ -47,7 +57,15 @@ def now() -> str:
 
 @dataclass
 class RunFolder:
+    """One run's folder and, once opened (`create`) or read (`case_records`), its records in memory."""
+
     path: Path
+    header: RunHeader | None = field(default=None, repr=False)
+    _records: dict[str, CaseRecord] | None = field(default=None, repr=False)
+    _documents: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)  # run.json form per key
+    _texts: dict[str, bytes] = field(default_factory=dict, repr=False)  # the same, serialised once
+    _aggregator: Aggregator = field(default_factory=Aggregator, repr=False)
+    _order: list[str] = field(default_factory=list, repr=False)  # record keys in case-file order
 
     @property
     def run_file(self) -> Path:
@@ -57,38 +75,121 @@ class RunFolder:
         suffix = f".r{repeat}" if repeat else ""
         return self.path / "cases" / f"{case_id}{suffix}.json"
 
-    def create(self, header: dict[str, Any], resume: bool) -> None:
+    def create(self, header: RunHeader, resume: bool) -> None:
+        """Open the folder for writing: a new run, or (resume) the run it holds with its finished cases."""
         if self.run_file.exists() and not resume:
             raise HarnessError(f"{self.path} already holds a run: pass --resume to continue it or --out elsewhere")
-        if resume and self.run_file.exists():
-            existing = read_run(self.path)
-            if existing["configuration"] != header["configuration"]:
-                raise HarnessError(f"{self.path}: --resume with a different configuration than the run it holds")
+        existing = RunHeader.from_json(read_run(self.path)) if resume and self.run_file.exists() else None
+        if existing is not None and existing.configuration.to_json() != header.configuration.to_json():
+            raise HarnessError(f"{self.path}: --resume with a different configuration than the run it holds")
         (self.path / "cases").mkdir(parents=True, exist_ok=True)
-        if not self.run_file.exists():
-            write_json(self.run_file, {**header, "cases": {}, "aggregates": {}})
+        self.header = existing or header
+        self._load(self._read_case_files())  # what the folder holds counts, as when run.json was rebuilt from it
+        if existing is None:
+            self.write_run()
 
     def finished_cases(self) -> set[tuple[str, int]]:
-        done = set()
-        for path in (self.path / "cases").glob("*.json"):
-            record = json.loads(path.read_text())
-            if record.get("status") == "ok":
-                done.add((record["case"], record.get("repeat", 0)))
-        return done
+        return {(r.case, r.repeat) for r in self.case_records() if r.ok}
 
-    def write_case(self, record: dict[str, Any]) -> None:
-        write_json(self.case_file(record["case"], record.get("repeat", 0)), record)
+    def case_records(self) -> list[CaseRecord]:
+        """The records in case-file order (read from disk once if the folder was not opened)."""
+        if self._records is None:
+            self._load(self._read_case_files())
+        assert self._records is not None
+        return [self._records[key] for key in self._order]
 
-    def case_records(self) -> list[dict[str, Any]]:
-        return [json.loads(p.read_text()) for p in sorted((self.path / "cases").glob("*.json"))]
+    def add(self, record: CaseRecord, *, write_case: bool = True, write_run: bool = True) -> None:
+        """A finished case: its file, then run.json with it (both atomic)."""
+        if write_case:
+            write_json(self.case_file(record.case, record.repeat), record.to_json())
+        self._remember(record)
+        if write_run:
+            self.write_run()
+
+    def document(self, finished: str | None = None) -> dict[str, Any]:
+        """run.json as a dict, equal to the file's JSON."""
+        return {**self._header_json(), "cases": {key: self._documents[key] for key in self._order},
+                "aggregates": self._aggregator.result(), **({"finished": finished} if finished else {})}
+
+    def write_run(self, finished: str | None = None) -> None:
+        """Write run.json from the records in memory, never re-reading the case files. Each case's text was
+        serialised once when it arrived; here it is only streamed out, with the header and aggregates."""
+        keys = self._order
+        head = [f" {_dumps(name)}: {_nested(value, 1)}" for name, value in self._header_json().items()]
+        tail = [f" {_dumps(name)}: {_nested(value, 1)}" for name, value in
+                (("aggregates", self._aggregator.result()), *((("finished", finished),) if finished else ()))]
+        with _atomic(self.run_file) as out:
+            out.write(("{\n" + ",\n".join(head) + ',\n "cases": ' + ("{\n" if keys else "{}")).encode())
+            for position, key in enumerate(keys):  # no joined copy of every case's text
+                out.write(self._texts[key])
+                out.write(b",\n" if position < len(keys) - 1 else b"\n }")
+            out.write((",\n" + ",\n".join(tail) + "\n}\n").encode())
+
+    def finish(self) -> dict[str, Any]:
+        """The run finished: run.json written with its finishing time, returned as a dict."""
+        finished = now()
+        self.write_run(finished)
+        return self.document(finished)
+
+    # -- internals
+
+    def _header_json(self) -> dict[str, Any]:
+        if self.header is None:
+            raise HarnessError(f"{self.path}: the run folder was not opened")
+        return self.header.to_json()
+
+    def _read_case_files(self) -> list[CaseRecord]:
+        return [CaseRecord.from_json(json.loads(p.read_text(encoding="utf-8")))
+                for p in sorted((self.path / "cases").glob("*.json"))]
+
+    def _load(self, records: list[CaseRecord]) -> None:
+        self._records, self._documents, self._texts, self._aggregator, self._order = {}, {}, {}, Aggregator(), []
+        for record in records:
+            self._remember(record)
+
+    def _remember(self, record: CaseRecord) -> None:
+        if self._records is None:
+            self._records = {}
+        document = record.to_json(contexts=False)
+        if record.key not in self._records:
+            insort(self._order, record.key, key=_file_order)
+        self._records[record.key] = record
+        self._documents[record.key] = document
+        self._texts[record.key] = f"  {_dumps(record.key)}: {_nested(document, 2)}".encode()
+        self._aggregator.add(record)
+
+
+def _file_order(key: str) -> str:
+    return f"{key}.json"  # the case files' names sort the cases, as a directory listing would
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, indent=INDENT, ensure_ascii=False)
+
+
+def _nested(value: Any, depth: int) -> str:
+    """`value` serialised as it reads `depth` levels deep in an indented document (JSON strings never hold
+    a raw newline, so indenting every line is safe)."""
+    return _dumps(value).replace("\n", "\n" + " " * (INDENT * depth))
+
+
+@contextmanager
+def _atomic(path: Path) -> Iterator[BinaryIO]:
+    """Write through a temporary file so a crash never leaves half a document (UTF-8 bytes)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    with partial.open("wb") as out:
+        yield out
+    partial.replace(path)
+
+
+def _write_text(path: Path, text: str) -> None:
+    with _atomic(path) as out:
+        out.write(text.encode())
 
 
 def write_json(path: Path, data: Any) -> None:
-    """Write through a temporary file so a crash never leaves half a document."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    partial.write_text(json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False) + "\n", encoding="utf-8")
-    partial.replace(path)
+    _write_text(path, json.dumps(data, indent=INDENT, ensure_ascii=False, sort_keys=False) + "\n")
 
 
 def read_json(path: Path, what: str, missing: str) -> Any:
@@ -120,10 +221,11 @@ def strip_volatile(data: Any) -> Any:
     return data
 
 
-def merge_runs(paths: list[str | Path], out: str | Path, aggregate) -> dict[str, Any]:
-    """Join shard results into one run that gates and compares exactly like an unsharded one."""
-    import shutil
+def merge_runs(paths: list[str | Path], out: str | Path, _aggregate: object = None) -> dict[str, Any]:
+    """Join shard results into one run that gates and compares exactly like an unsharded one.
 
+    `_aggregate` is ignored (the aggregates are always results.aggregate's): it is accepted only while the
+    CLI still passes the old callback."""
     if not paths:
         raise HarnessError("merge needs at least one run folder")
     runs = [(Path(p), read_run(p)) for p in paths]
@@ -134,33 +236,16 @@ def merge_runs(paths: list[str | Path], out: str | Path, aggregate) -> dict[str,
     target = RunFolder(Path(out))
     if target.run_file.exists():
         raise HarnessError(f"{out} already holds a run: merge into a new folder")
+    first = RunHeader.from_json(runs[0][1])
+    target.create(replace(first, run_id=target.path.name, shard=None,
+                          merged_from=tuple(run["run_id"] for _, run in runs)), resume=False)
     seen: dict[str, Path] = {}
-    (target.path / "cases").mkdir(parents=True, exist_ok=True)
     for path, _ in runs:
         for case_file in sorted((path / "cases").glob("*.json")):
             if case_file.name in seen:
                 raise HarnessError(f"{case_file.stem} is in both {seen[case_file.name]} and {path}: shards overlap")
             seen[case_file.name] = path
-            shutil.copyfile(case_file, target.path / "cases" / case_file.name)
-    first = runs[0][1]
-    header = {k: v for k, v in first.items() if k not in ("cases", "aggregates", "shard", "finished")}
-    header["run_id"] = target.path.name
-    header["merged_from"] = [run["run_id"] for _, run in runs]
-    write_json(target.run_file, {**header, "cases": {}, "aggregates": {}})
-    return rebuild_run(target, aggregate, finished=True)
-
-
-def rebuild_run(folder: RunFolder, aggregate, finished: bool = False) -> dict[str, Any]:
-    """run.json from the case files: the one place the run document is assembled."""
-    run = read_run(folder.path)
-    records = folder.case_records()
-    run["cases"] = {_record_key(r): {k: v for k, v in r.items() if k != "contexts"} for r in records}
-    run["aggregates"] = aggregate(records)
-    if finished:
-        run["finished"] = now()
-    write_json(folder.run_file, run)
-    return run
-
-
-def _record_key(record: dict[str, Any]) -> str:
-    return record["case"] + (f".r{record['repeat']}" if record.get("repeat") else "")
+            shutil.copyfile(case_file, target.path / "cases" / case_file.name)  # the shard's bytes, as written
+            target.add(CaseRecord.from_json(json.loads(case_file.read_text(encoding="utf-8"))),
+                       write_case=False, write_run=False)
+    return target.finish()

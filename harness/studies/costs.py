@@ -142,7 +142,8 @@ def folds_of(case: Case) -> list[Fold]:
     """Replay a case through the default policy with the builtin summarizer and keep each fold."""
     from harness.models.builtin import BuiltinClient
     from harness.policy import make_policy
-    from harness.run.matrix import Folding, RunConfig, policy_config
+    from harness.run.case import Folding
+    from harness.run.config import RunConfig, policy_config
     from harness.compaction.summarizer import ModelSummarizer
 
     summarizer = Folding(ModelSummarizer(BuiltinClient(), "builtin"))

@@ -11,6 +11,7 @@ from harness.cases import load_case
 from harness.compaction.compactor import RISK_KINDS, Compactor, Replay
 from harness.errors import HarnessError
 from harness.policy import PolicyConfig, make_policy
+from harness.run.config import settings_for
 from harness.session import Session, read_session
 from harness.compaction.summarizer import PlaceholderSummarizer, Summarizer
 from harness.tokens import MessageTokens, counter
@@ -24,6 +25,7 @@ class Target:
     session: Session
     context_window: int | None = None
     max_output_tokens: int | None = None
+    settings: tuple[tuple[str, Any], ...] = ()  # the case's [policy] table
 
 
 @dataclass
@@ -90,20 +92,18 @@ def load_target(path: str | Path) -> Target:
     path = Path(path)
     if path.is_dir():
         case = load_case(path)
-        return Target(case.id, case.session, case.context_window, case.max_output_tokens)
+        return Target(case.id, case.session, case.context_window, case.max_output_tokens,
+                      tuple(case.settings.items()))
     if not path.exists():
         raise HarnessError(f"{path}: no such session file or case folder")
     return Target(path.name, read_session(path))
 
 
 def config_for(target: Target, settings: dict[str, Any]) -> PolicyConfig:
-    """The case's window and max output, overridden by explicit settings."""
-    values = {k: v for k, v in settings.items() if v is not None}
-    values.setdefault("context_window", target.context_window)
-    values.setdefault("max_output_tokens", target.max_output_tokens or 16384)
-    if values["context_window"] is None:
-        raise HarnessError(f"{target.name}: a bare session has no window; pass --window N")
-    return PolicyConfig(**values)
+    """The case's window, max output and [policy] table, overridden by explicit settings (None: not given),
+    built by the same function as a run's."""
+    return settings_for(target.context_window, target.max_output_tokens, dict(target.settings), settings,
+                        where=target.name)
 
 
 def parse_int_list(text: str, option: str) -> list[int]:

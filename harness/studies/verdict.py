@@ -42,7 +42,8 @@ def run_pair(cases: list[Case], model: str, alt: str, out: Path, plan: Plan, pri
              concurrency: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
     from harness.render.run import write_markdown
     from harness.results.folder import RunFolder
-    from harness.run.matrix import RunConfig, run_cases
+    from harness.run.config import RunConfig
+    from harness.run.matrix import run_cases
 
     runs = []
     for name, summarizer in (("same", "same"), ("alt", alt)):

@@ -14,7 +14,7 @@ from harness.models.builtin import BuiltinClient
 from harness.policy import PolicyConfig, make_policy
 from harness.policy.base import ContextView
 from harness.policy.default import turn_first_tail
-from harness.run.matrix import RunConfig, policy_config
+from harness.run.config import RunConfig, policy_config
 from harness.session import Message, Session, ToolCall, message_text
 from harness.compaction.summarizer import ModelSummarizer, PlaceholderSummarizer
 from harness.tokens import MessageTokens, counter

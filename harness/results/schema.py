@@ -1,0 +1,392 @@
+"""The run.json and case-file records: the one place their field names live.
+
+Each record is a frozen dataclass with `to_json` (the exact document written today: same keys, same
+order) and `from_json` (reading a document back, e.g. on --resume or merge). Renderers and studies may
+still read the JSON form as plain dicts; `to_json` gives only JSON types (lists, not tuples) so that a
+document built in memory equals the one read back from disk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Mapping, TypedDict, TypeVar
+
+SCHEMA_VERSION = 1
+R = TypeVar("R", bound="_Flat")
+
+
+def _plain(value: Any) -> Any:
+    """JSON types only: tuples become lists (recursively), mappings become fresh dicts."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+class _Flat:
+    """A record whose document is its fields in order, each as JSON (tuples as lists)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # type: ignore[arg-type]
+
+    @classmethod
+    def from_json(cls: type[R], data: Mapping[str, Any]) -> R:
+        """Lists back to tuples; a field missing from an older document takes its default."""
+        return cls(**{f.name: tuple(data[f.name]) if isinstance(data[f.name], list) else data[f.name]
+                      for f in fields(cls) if f.name in data})  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """What the run was asked to do. `sections` and the recorded-points pair are written only when set,
+    as today; `record_mode` and `cassettes` are the I/O part, left out of the configuration key."""
+
+    policy: str
+    model: str
+    summarizer: str
+    summarizer_spec: str
+    answerer: str
+    judge: str | None
+    cache: bool
+    settings: tuple[tuple[str, Any], ...] = ()
+    sections: tuple[str, ...] | None = None  # None: the default sections
+    at_recorded_points: str | None = None  # None: compacting where the policy decides
+    summary_tokens: int | None = None
+    record_mode: str | None = None
+    cassettes: str | None = None
+
+    def describe(self) -> dict[str, Any]:
+        """The configuration without its I/O part: what identifies a configuration in the matrix."""
+        return {"policy": self.policy, "model": self.model, "summarizer": self.summarizer,
+                "summarizer_spec": self.summarizer_spec, "answerer": self.answerer, "judge": self.judge,
+                "cache": self.cache, "settings": dict(self.settings),
+                **({} if self.sections is None else {"sections": list(self.sections)}),
+                **({} if self.at_recorded_points is None else
+                   {"at_recorded_points": self.at_recorded_points, "summary_tokens": self.summary_tokens})}
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.describe(), "record_mode": self.record_mode, "cassettes": self.cassettes}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Configuration:
+        sections = data.get("sections")
+        return cls(data["policy"], data["model"], data["summarizer"], data["summarizer_spec"], data["answerer"],
+                   data.get("judge"), data["cache"], tuple(data.get("settings", {}).items()),
+                   None if sections is None else tuple(sections), data.get("at_recorded_points"),
+                   data.get("summary_tokens"), data.get("record_mode"), data.get("cassettes"))
+
+
+@dataclass(frozen=True)
+class RunHeader:
+    """run.json before its cases and aggregates."""
+
+    run_id: str
+    label: str | None
+    created: str
+    harness_version: str
+    git_commit: str | None
+    configuration: Configuration
+    shard: str | None = None
+    merged_from: tuple[str, ...] | None = None
+    schema_version: int = SCHEMA_VERSION
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema_version": self.schema_version, "run_id": self.run_id, "label": self.label,
+                "created": self.created, "harness_version": self.harness_version, "git_commit": self.git_commit,
+                "configuration": self.configuration.to_json(),
+                **({} if self.shard is None else {"shard": self.shard}),
+                **({} if self.merged_from is None else {"merged_from": list(self.merged_from)})}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunHeader:
+        merged = data.get("merged_from")
+        return cls(data["run_id"], data.get("label"), data["created"], data["harness_version"],
+                   data.get("git_commit"), Configuration.from_json(data["configuration"]), data.get("shard"),
+                   None if merged is None else tuple(merged), data["schema_version"])
+
+
+@dataclass(frozen=True)
+class EventRecord(_Flat):
+    """A compaction event as run.json keeps it: the event without its timings (those are in `timings`)."""
+
+    number: int
+    send_index: int
+    source: str
+    head_start: int
+    tail_start: int
+    turns_kept: int
+    steps_kept: int
+    truncated_to_step: bool
+    tokens_before_est: int
+    tokens_before_true: int
+    tokens_after_est: int
+    tokens_after_true: int
+    summary_tokens: int
+    summary_request_tokens: int
+    latency_source: str
+    summarizer: str
+    finish_reason: str = "stop"
+    usage: dict[str, int] | None = None
+    summary_budget_tokens: int = 0
+
+    @classmethod
+    def from_event(cls, event: Any) -> EventRecord:
+        """From a CompactionEvent: its fields of these names (the timing fields are TimingRecord's)."""
+        return cls(**{f.name: getattr(event, f.name) for f in fields(cls)})
+
+
+@dataclass(frozen=True)
+class TimingRecord(_Flat):
+    """Where one compaction's time went, rounded to microseconds."""
+
+    number: int
+    wall_time_s: float
+    harness_time_s: float
+    model_time_s: float
+    latency_source: str
+
+    @classmethod
+    def from_event(cls, event: Any) -> TimingRecord:
+        return cls(event.number, round(event.wall_time_s, 6), round(event.harness_time_s, 6),
+                   round(event.model_time_s, 6), event.latency_source)
+
+
+@dataclass(frozen=True)
+class Timings:
+    replay_s: float
+    grading_s: float
+    compactions: tuple[TimingRecord, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"replay_s": self.replay_s, "grading_s": self.grading_s,
+                "compactions": [t.to_json() for t in self.compactions]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Timings:
+        return cls(data["replay_s"], data["grading_s"], tuple(TimingRecord.from_json(t) for t in data["compactions"]))
+
+
+@dataclass(frozen=True)
+class SummaryRecord(_Flat):
+    """The checks of one summary (metrics.SummaryCheck) and what wrote it."""
+
+    compaction: int
+    head_tokens: int
+    summary_tokens: int
+    compression_ratio: float | None
+    sections_present: tuple[str, ...]
+    sections_missing: tuple[str, ...]
+    artifact_recall: float | None
+    artifact_precision: float | None
+    hallucinated_paths: tuple[str, ...]
+    stale_facts: tuple[str, ...]
+    model: str
+    finish_reason: str
+    truncated: bool
+    latency_source: str
+
+
+@dataclass(frozen=True)
+class ConditionGrade:
+    """One probe under one condition (probes.Grade as written): empty and missing values are left out."""
+
+    retained: bool
+    answered: bool | None = None
+    answer: str | None = None
+    missing: tuple[str, ...] = ()
+    forbidden: tuple[str, ...] = ()
+    judged: int | None = None
+    judge_reason: str | None = None
+    usage: dict[str, Any] | None = None
+    error: str | None = None
+
+    @classmethod
+    def from_grade(cls, grade: Any) -> ConditionGrade:
+        return cls(**{f.name: getattr(grade, f.name) for f in fields(cls)})
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: _plain(v) for f in fields(self) if (v := getattr(self, f.name)) not in (None, ())}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ConditionGrade:
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+
+
+@dataclass(frozen=True)
+class ProbeRecord:
+    """One probe of a case. A probe whose point was never reached has only id, kind, at, valid and the
+    reason; None fields are left out of the document."""
+
+    id: str
+    kind: str
+    at: str
+    valid: bool
+    planted_at: int | None = None
+    fact_age: int | None = None
+    age_bucket: str | None = None
+    compactions_survived: int | None = None
+    invalid_reason: str | None = None
+    floor_survives: bool | None = None
+    conditions: tuple[tuple[str, ConditionGrade], ...] | None = None
+
+    def grade(self, condition: str) -> ConditionGrade | None:
+        return dict(self.conditions or ()).get(condition)
+
+    def passed(self, condition: str, grade: str) -> bool | None:
+        """`grade` ("answered" or "retained") under `condition`, None when not graded so."""
+        result = self.grade(condition)
+        return None if result is None else getattr(result, grade)
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"id": self.id, "kind": self.kind, "at": self.at, "planted_at": self.planted_at,
+                "fact_age": self.fact_age, "age_bucket": self.age_bucket,
+                "compactions_survived": self.compactions_survived, "valid": self.valid,
+                "invalid_reason": self.invalid_reason, "floor_survives": self.floor_survives,
+                "conditions": None if self.conditions is None else {n: g.to_json() for n, g in self.conditions}}
+        return {k: v for k, v in data.items() if v is not None}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ProbeRecord:
+        conditions = data.get("conditions")
+        return cls(data["id"], data["kind"], data["at"], data["valid"], data.get("planted_at"), data.get("fact_age"),
+                   data.get("age_bucket"), data.get("compactions_survived"), data.get("invalid_reason"),
+                   data.get("floor_survives"),
+                   None if conditions is None else tuple((n, ConditionGrade.from_json(g)) for n, g in conditions.items()))
+
+
+@dataclass(frozen=True)
+class UsageTotals(_Flat):
+    """Tokens of a case's summarizer calls, summed over the calls."""
+
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+    output_tokens: int = 0
+    calls: int = 0
+
+
+@dataclass(frozen=True)
+class CostRecord:
+    """Dollars of the summarizer calls, labelled by usage source. A custom server has no price: then
+    `usd` is None and `note` says why (and there is no per-compaction figure)."""
+
+    usd: float | None
+    source: str | None
+    per_compaction: float | None = None
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.note is not None:
+            return {"usd": self.usd, "source": self.source, "note": self.note}
+        return {"usd": self.usd, "per_compaction": self.per_compaction, "source": self.source}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CostRecord:
+        return cls(data.get("usd"), data.get("source"), data.get("per_compaction"), data.get("note"))
+
+
+@dataclass(frozen=True)
+class ContextRecord(_Flat):
+    """The compacted context at a probe point (case files only, not run.json)."""
+
+    end: int
+    live_start: int
+    kept: tuple[int, ...]
+    compactions: int
+    est_tokens: int
+    true_tokens: int
+    summary: str | None
+
+    @classmethod
+    def from_snapshot(cls, snapshot: Any) -> ContextRecord:
+        return cls(snapshot.end, snapshot.live_start, tuple(snapshot.kept), snapshot.compactions,
+                   snapshot.est_tokens, snapshot.true_tokens, snapshot.summary)
+
+
+@dataclass(frozen=True)
+class CaseOutcome:
+    """What a finished case holds beyond its identity."""
+
+    messages: int
+    events: tuple[EventRecord, ...]
+    risk_counts: tuple[tuple[str, int], ...]
+    summaries: tuple[SummaryRecord, ...]
+    probes: tuple[ProbeRecord, ...]
+    usage: UsageTotals
+    cost: CostRecord
+    timings: Timings
+    contexts: tuple[tuple[str, ContextRecord], ...]
+
+    def to_json(self, contexts: bool = True) -> dict[str, Any]:
+        return {"messages": self.messages, "events": [e.to_json() for e in self.events],
+                "risk_counts": dict(self.risk_counts), "summaries": [s.to_json() for s in self.summaries],
+                "probes": [p.to_json() for p in self.probes], "usage": self.usage.to_json(),
+                "cost": self.cost.to_json(), "timings": self.timings.to_json(),
+                **({"contexts": {point: c.to_json() for point, c in self.contexts}} if contexts else {})}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CaseOutcome:
+        return cls(data["messages"], tuple(EventRecord.from_json(e) for e in data["events"]),
+                   tuple(data["risk_counts"].items()), tuple(SummaryRecord.from_json(s) for s in data["summaries"]),
+                   tuple(ProbeRecord.from_json(p) for p in data["probes"]), UsageTotals.from_json(data["usage"]),
+                   CostRecord.from_json(data["cost"]), Timings.from_json(data["timings"]),
+                   tuple((point, ContextRecord.from_json(c)) for point, c in data.get("contexts", {}).items()))
+
+
+@dataclass(frozen=True)
+class CaseRecord:
+    """One case of a run (one repeat of it): `cases/<key>.json` with its contexts, run.json without."""
+
+    case: str
+    pool: str
+    repeat: int
+    status: str  # ok | error
+    error: str | None = None
+    outcome: CaseOutcome | None = None  # set when status is ok
+
+    @classmethod
+    def failed(cls, case: str, pool: str, repeat: int, error: str) -> CaseRecord:
+        return cls(case, pool, repeat, "error", error)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def key(self) -> str:
+        """The case's key in run.json and the stem of its case file: `<case>` or `<case>.r<repeat>`."""
+        return self.case + (f".r{self.repeat}" if self.repeat else "")
+
+    def to_json(self, contexts: bool = True) -> dict[str, Any]:
+        return {"case": self.case, "pool": self.pool, "repeat": self.repeat, "status": self.status,
+                **({} if self.error is None else {"error": self.error}),
+                **({} if self.outcome is None else self.outcome.to_json(contexts))}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CaseRecord:
+        outcome = CaseOutcome.from_json(data) if data.get("status") == "ok" else None
+        return cls(data["case"], data["pool"], data.get("repeat", 0), data["status"], data.get("error"), outcome)
+
+
+class Aggregates(TypedDict, total=False):
+    """run.json's `aggregates` (built by results.aggregate): a typed dict, as renderers read it as one."""
+
+    grade: str
+    cases: int
+    cases_ok: int
+    errors: dict[str, str]
+    probes: int
+    valid_probes: int
+    invalid_probes: list[str]
+    floor_survives: int
+    overall: dict[str, Any]
+    by_kind: dict[str, Any]
+    by_pool: dict[str, Any]
+    by_age: dict[str, Any]
+    by_compactions_survived: dict[str, Any]
+    compactions: dict[str, int]
+    summary: dict[str, Any]
+    usage: dict[str, int]
+    cost: dict[str, Any]
+    latency: dict[str, Any]

@@ -1,0 +1,200 @@
+"""Evaluate one case: open its clients, replay it through the compaction path, grade every probe under
+each control, and build its case record (results.schema)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.cases.schema import Case
+from harness.compaction.compactor import Compactor, Replay
+from harness.compaction.summarizer import ModelSummarizer, SummaryInput, SummaryResult
+from harness.errors import HarnessError
+from harness.metrics import age_bucket, check_summary
+from harness.models import ModelClient, cassette_path, open_client
+from harness.policy import make_policy
+from harness.probes import CONDITIONS, Text, conditions, grade
+from harness.results.schema import (CaseOutcome, CaseRecord, ConditionGrade, ContextRecord, CostRecord, EventRecord,
+                                    ProbeRecord, SummaryRecord, TimingRecord, Timings, UsageTotals)
+from harness.run.config import RunConfig, RunPlan, plan_run
+
+
+@dataclass
+class Clients:
+    """One client per model spec within a case, so a cassette file has one writer. A repeat of a case
+    (`--repeat`) is a separate sample with its own cassette (`<case>.r1`), replayed as recorded."""
+
+    plan: RunPlan
+    case_id: str
+    opened: dict[str, ModelClient] = field(default_factory=dict)
+
+    def get(self, spec: str) -> ModelClient:
+        if spec not in self.opened:
+            cassette = None
+            if self.plan.spec(spec).provider != "builtin":
+                cassette = cassette_path(self.plan.config.cassettes, self.case_id, spec)
+            self.opened[spec] = open_client(spec, cassette_path=cassette, record_mode=self.plan.config.record_mode,
+                                            case_id=self.case_id)
+        return self.opened[spec]
+
+    def close(self) -> None:
+        for client in self.opened.values():
+            client.close()
+
+
+@dataclass
+class Folding:
+    """Wraps the summarizer to keep what each compaction was given and wrote (for summary checks)."""
+
+    inner: ModelSummarizer
+    calls: list[tuple[SummaryInput, SummaryResult]] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def summarize(self, request: SummaryInput) -> SummaryResult:
+        result = self.inner.summarize(request)
+        self.calls.append((request, result))
+        return result
+
+
+def evaluate_case(case: Case, config: RunConfig | RunPlan, repeat: int = 0) -> dict[str, Any]:
+    """The case file's document (a dict, for callers that read the JSON form)."""
+    return case_record(case, plan_run(config), repeat).to_json()
+
+
+def guarded_case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
+    """A case's record, or its error record: one failing case is reported and the others go on."""
+    try:
+        return case_record(case, plan, repeat)
+    except HarnessError as exc:
+        return CaseRecord.failed(case.id, case.pool, repeat, str(exc))
+    except Exception as exc:  # isolate the case; the run goes on and reports it
+        return CaseRecord.failed(case.id, case.pool, repeat, f"{type(exc).__name__}: {exc}")
+
+
+def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
+    config = plan.config
+    started = time.perf_counter()
+    clients = Clients(plan, case.id if not repeat else f"{case.id}.r{repeat}")
+    try:
+        summarizer = Folding(ModelSummarizer(clients.get(config.summarizer_spec), plan.summarizer.model,
+                                             cache=config.cache, sections=config.sections))
+        policy = make_policy(config.policy, plan.policy_config(case))
+        if config.at_points:
+            from harness.policy.recorded import at_recorded_points
+
+            policy = at_recorded_points(policy, config.recorded_tail, config.summary_tokens)
+        points = set(case.points) | {"end"}
+        replay = Compactor(case.session, policy, summarizer, points=points).run()
+        replayed = time.perf_counter()
+        answerer = clients.get(config.answerer_spec)
+        judge = clients.get(config.judge) if config.judge else None
+        judge_spec = plan.judge
+        probes = grade_probes(case, replay, answerer, plan.answerer.model, judge,
+                              judge_spec.model if judge_spec else "")
+        graded = time.perf_counter()
+    finally:
+        clients.close()
+    summaries = [SummaryRecord.from_json(_summary_json(case, replay, req, res, config)) for req, res in summarizer.calls]
+    outcome = CaseOutcome(
+        messages=len(case.session.messages),
+        events=tuple(EventRecord.from_event(e) for e in replay.events),
+        risk_counts=tuple(replay.risk_counts().items()),
+        summaries=(*summaries, *_recorded_summaries(case, replay)),
+        probes=tuple(probes),
+        usage=_usage_totals(summarizer.calls),
+        cost=summary_cost(summarizer.calls, plan),
+        timings=Timings(round(replayed - started, 4), round(graded - replayed, 4),
+                        tuple(TimingRecord.from_event(e) for e in replay.events)),
+        contexts=tuple((point, ContextRecord.from_snapshot(s)) for point, s in sorted(replay.snapshots.items())))
+    return CaseRecord(case.id, case.pool, repeat, "ok", outcome=outcome)
+
+
+def grade_probes(case: Case, replay: Replay, answerer: ModelClient, answerer_model: str,
+                 judge: ModelClient | None, judge_model: str) -> list[ProbeRecord]:
+    results = []
+    texts: dict[tuple[str, str], Text] = {}
+    for probe in case.probes:
+        snapshot = replay.snapshots.get(probe.at)
+        if snapshot is None:
+            results.append(ProbeRecord(probe.id, probe.kind, probe.at, False,
+                                       invalid_reason=f"probe point {probe.at} never reached"))
+            continue
+        grades = {}
+        for name, condition in conditions(case.session, snapshot).items():
+            key = (probe.at, name)
+            if key not in texts:
+                texts[key] = Text(condition.text())
+            grades[name] = grade(condition, probe, answerer, answerer_model, judge, judge_model, texts[key])
+        full, floor = grades["full"], grades["floor"]
+        valid = bool(full.answered if full.answered is not None else full.retained)
+        age = snapshot.end - probe.planted_at
+        results.append(ProbeRecord(
+            probe.id, probe.kind, probe.at, valid, planted_at=probe.planted_at, fact_age=age,
+            age_bucket=age_bucket(age),
+            compactions_survived=sum(1 for e in replay.events[:snapshot.compactions] if e.tail_start > probe.planted_at),
+            invalid_reason=None if valid else "fails on the full history",
+            floor_survives=bool(floor.answered if floor.answered is not None else floor.retained),
+            conditions=tuple((name, ConditionGrade.from_grade(grades[name])) for name in CONDITIONS)))
+    return results
+
+
+def _summary_json(case: Case, replay: Replay, request: SummaryInput, result: SummaryResult,
+                  config: RunConfig) -> dict[str, Any]:
+    event = replay.events[request.number - 1]
+    superseded = [value for probe in case.probes if probe.kind == "update" and probe.planted_at < event.tail_start
+                  for value in probe.none]
+    check = check_summary(request.number, result.text, request.head, request.previous_summary,
+                          event.summary_request_tokens, event.summary_tokens, config.sections, superseded)
+    return {**check.to_json(), "model": result.model, "finish_reason": result.finish_reason,
+            "truncated": bool(result.extra.get("truncated")), "latency_source": result.latency_source}
+
+
+def _recorded_summaries(case: Case, replay: Replay) -> list[SummaryRecord]:
+    """The summary-level checks of the session's own summaries (the `recorded` policy), as for ours; the
+    section check is left out (the sections are our prompt's, not the agent's)."""
+    from harness.policy.recorded import recorded_points
+    from harness.tokens import count_message, counter
+
+    recorded = [e for e in replay.events if e.source == "recorded"]
+    if not recorded:
+        return []
+    points, tokens = recorded_points(case.session), counter("o200k")
+    out, previous = [], None
+    for event, point in zip(recorded, points):
+        head = case.session.messages[event.head_start:event.tail_start]
+        superseded = [v for probe in case.probes if probe.kind == "update" and probe.planted_at < event.tail_start
+                      for v in probe.none]
+        head_tokens = sum(count_message(tokens, m) for m in head)
+        check = check_summary(event.number, point.summary, head, previous, head_tokens, event.summary_tokens, (),
+                              superseded)
+        out.append(SummaryRecord.from_json({**check.to_json(), "model": f"recorded:{point.origin}",
+                                            "finish_reason": "recorded", "truncated": False,
+                                            "latency_source": "recorded"}))
+        previous = point.summary
+    return out
+
+
+def summary_cost(calls, plan: RunPlan) -> CostRecord:
+    """Dollars of the summarizer calls (only they are charged to compaction), labelled by usage source:
+    live (billed), recorded (a cassette), modelled (the emulator's cache simulation)."""
+    from harness.models.pricing import cost
+
+    spec = plan.summarizer
+    sources = "/".join(sorted({result.latency_source for _, result in calls}))
+    if plan.prices is None:
+        return CostRecord(None, sources, note="no price for a custom server")
+    usd = sum(cost(result.usage, str(spec), plan.prices) for _, result in calls if result.usage is not None)
+    return CostRecord(round(usd, 6), sources or None, round(usd / len(calls), 6) if calls else None)
+
+
+def _usage_totals(calls) -> UsageTotals:
+    total = {"input_tokens": 0, "cached_input_tokens": 0, "cache_write_tokens": 0, "output_tokens": 0}
+    for _, result in calls:
+        if result.usage is not None:
+            for key in total:
+                total[key] += getattr(result.usage, key)
+    return UsageTotals(**total, calls=len(calls))

@@ -1,0 +1,160 @@
+"""What was asked -> a plan: the configuration of a run, resolved once before any case starts.
+
+`RunConfig` is what the user asked for (strings, as given). `plan_run` turns it into a `RunPlan`: the
+configuration checked (`validate`, once), every model spec parsed once into a ModelSpec, the price table
+loaded and the summarizer's price resolved once, and each needed key checked once. Cases then read the plan
+and parse nothing. `settings_for` is the one builder of policy settings, used by `run` and `simulate` alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from harness.cases.schema import Case
+from harness.compaction.summarizer import SECTIONS
+from harness.errors import HarnessError
+from harness.models import ModelSpec, check_spec, require_key
+from harness.policy import PolicyConfig
+from harness.results.schema import Configuration
+
+DEFAULT_MAX_OUTPUT_TOKENS = 16384  # a session with no case behind it: the common provider default
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One configuration of the matrix. `summarizer="same"` is the session's own model (`model`)."""
+
+    policy: str = "default"
+    model: str = "builtin"
+    summarizer: str = "same"
+    answerer: str | None = None  # default: the model continuing the session (`model`)
+    judge: str | None = None
+    cache: bool = True
+    settings: tuple[tuple[str, Any], ...] = ()
+    record_mode: str = "none"
+    cassettes: str = "goldens/cassettes"
+    at_recorded_points: bool = False  # compact exactly where the session's own compaction lines are (issue 9)
+    recorded_tail: str = "recorded"  # at recorded points: keep the recorded tail, or "policy": the policy's own
+    summary_tokens: int | None = None  # at recorded points: the budget (default: the recorded summary's size)
+    prices: str | None = None  # a price file over the shipped table (--prices)
+    sections: tuple[str, ...] = SECTIONS  # the sections the summary instruction asks for
+
+    @property
+    def summarizer_spec(self) -> str:
+        return self.model if self.summarizer == "same" else self.summarizer
+
+    @property
+    def answerer_spec(self) -> str:
+        return self.answerer or self.model
+
+    @property
+    def model_specs(self) -> tuple[str, ...]:
+        """Every distinct model spec the run uses, in a stable order."""
+        named = (self.model, self.summarizer_spec, self.answerer_spec, self.judge)
+        return tuple(dict.fromkeys(s for s in named if s is not None))
+
+    def validate(self) -> dict[str, ModelSpec]:
+        """Check the configuration; returns each spec parsed (the only place a run parses its specs)."""
+        parsed = {spec: check_spec(spec) for spec in self.model_specs}
+        if self.judge and self.judge in (self.model, self.summarizer_spec):
+            raise HarnessError(f"the judge {self.judge} is a model under test; pick another judge model")
+        if self.recorded_tail not in ("recorded", "policy"):
+            raise HarnessError(f"--at-recorded-points={self.recorded_tail}: choose recorded-tail or policy-tail")
+        return parsed
+
+    @property
+    def at_points(self) -> bool:
+        """Another policy compacting at the recorded points (the `recorded` policy is there already)."""
+        return self.at_recorded_points and self.policy != "recorded"
+
+    def configuration(self) -> Configuration:
+        """The run.json record of this configuration."""
+        return Configuration(
+            self.policy, self.model, self.summarizer, self.summarizer_spec, self.answerer_spec, self.judge,
+            self.cache, self.settings, None if self.sections == SECTIONS else self.sections,
+            self.recorded_tail if self.at_points else None, self.summary_tokens if self.at_points else None,
+            self.record_mode, self.cassettes if self.record_mode else None)
+
+    def describe(self) -> dict[str, Any]:
+        return self.configuration().describe()
+
+    def key(self) -> str:
+        return hashlib.sha256(json.dumps(self.describe(), sort_keys=True).encode()).hexdigest()[:10]
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """A configuration resolved once: parsed specs, the price table (None when the summarizer runs on a
+    custom server, which has no price) and the keys checked."""
+
+    config: RunConfig
+    specs: tuple[tuple[str, ModelSpec], ...]
+    prices: Mapping[str, Any] | None
+
+    def spec(self, text: str) -> ModelSpec:
+        return dict(self.specs)[text]
+
+    @property
+    def summarizer(self) -> ModelSpec:
+        return self.spec(self.config.summarizer_spec)
+
+    @property
+    def answerer(self) -> ModelSpec:
+        return self.spec(self.config.answerer_spec)
+
+    @property
+    def judge(self) -> ModelSpec | None:
+        return self.spec(self.config.judge) if self.config.judge else None
+
+    def policy_config(self, case: Case) -> PolicyConfig:
+        return policy_config(case, self.config)
+
+
+def plan_run(config: RunConfig | RunPlan) -> RunPlan:
+    """The plan of a run: `validate` once, then prices and keys. A plan passed in is returned as it is."""
+    if isinstance(config, RunPlan):
+        return config
+    parsed = config.validate()
+    prices = _check_price(config, parsed[config.summarizer_spec])
+    for spec in parsed:
+        _check_key(spec, config)
+    return RunPlan(config, tuple(parsed.items()), prices)
+
+
+def settings_for(context_window: int | None, max_output_tokens: int | None, case_settings: Mapping[str, Any],
+                 overrides: Mapping[str, Any], *, where: str) -> PolicyConfig:
+    """The policy settings of one session, for `run` and `simulate` alike: the case's window and max output,
+    then its [policy] table, then the settings given explicitly (None: not given)."""
+    values: dict[str, Any] = {"context_window": context_window,
+                              "max_output_tokens": max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS,
+                              **case_settings, **{k: v for k, v in overrides.items() if v is not None}}
+    if values["context_window"] is None:
+        raise HarnessError(f"{where}: a bare session has no window; pass --window N")
+    try:
+        return PolicyConfig(**values)
+    except TypeError as exc:
+        raise HarnessError(f"unknown policy setting: {exc}") from None
+
+
+def policy_config(case: Case, config: RunConfig) -> PolicyConfig:
+    return settings_for(case.context_window, case.max_output_tokens, case.settings, dict(config.settings),
+                        where=case.id)
+
+
+def _check_price(config: RunConfig, spec: ModelSpec) -> Mapping[str, Any] | None:
+    """An unknown summarizer price fails before any work, saying how to add it. Returns the table."""
+    from harness.models.pricing import load_prices, resolve
+
+    if spec.base_url and not spec.emulated:
+        return None
+    prices = load_prices(config.prices)
+    resolve(str(spec), prices)
+    return prices
+
+
+def _check_key(spec: str, config: RunConfig) -> None:
+    """Fail before any work when a key is needed and missing, without opening a client."""
+    require_key(spec, config.record_mode)
