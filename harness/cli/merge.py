@@ -1,0 +1,22 @@
+"""`compaction-harness merge`: join shard results into one run."""
+
+from __future__ import annotations
+
+import argparse
+
+from harness.render.run import show_merged
+from harness.results.aggregate import aggregate
+from harness.results.folder import merge_runs
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    merge = commands.add_parser("merge", help="join shard results into one run")
+    merge.add_argument("runs", nargs="+", metavar="RUN")
+    merge.add_argument("--out", required=True, help="the merged run's folder")
+    merge.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    run = merge_runs(args.runs, args.out, aggregate)
+    show_merged(run, args.runs, args.out)
+    return 0
