@@ -1,6 +1,9 @@
 """Command line: `main` and the parser assembly. Each command lives in its own module (harness.cli.run,
 .simulate, ...) as `add_parser` (its options, the shared ones from harness.cli.options) and a command
-function: parse -> one library call -> one render call."""
+function: parse -> one library call -> one render call.
+
+Command modules import the library inside their command functions: the parser is built for every command
+(and --help), and the SDKs and matplotlib behind the library take seconds to import."""
 
 from __future__ import annotations
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from harness.cases.schema import Case, discover, validate_case
 import harness.cli.options as options
 from harness.errors import HarnessError
-from harness.importers import draft_probes, import_transcript, write_case
-from harness.render.cases import show_cases, show_import, show_probe_drafts, show_problems
+
+if TYPE_CHECKING:
+    from harness.cases.schema import Case
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -35,11 +36,17 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def list_command(args: argparse.Namespace) -> int:
+    from harness.cases.schema import discover
+    from harness.render.cases import show_cases
+
     show_cases(discover(args.cases_dir), args.cases_dir)
     return 0
 
 
 def validate_command(args: argparse.Namespace) -> int:
+    from harness.cases.schema import discover
+    from harness.render.cases import show_problems
+
     cases = discover(args.cases_dir, args.cases or None)
     problems = [problem for case in cases for problem in case_problems(case)]
     show_problems(cases, problems)
@@ -48,6 +55,8 @@ def validate_command(args: argparse.Namespace) -> int:
 
 def case_problems(case: Case) -> list[str]:
     """A case's problems, an error that stops its validation among them."""
+    from harness.cases.schema import validate_case
+
     try:
         return validate_case(case)
     except HarnessError as exc:
@@ -55,11 +64,17 @@ def case_problems(case: Case) -> list[str]:
 
 
 def import_command(args: argparse.Namespace) -> int:
+    from harness.importers import import_transcript, write_case
+    from harness.render.cases import show_import
+
     session, report, meta = import_transcript(args.file, args.source_format, window=args.window, model=args.model)
     show_import(write_case(args.out, session, report, meta), report)
     return 0
 
 
 def probe_draft_command(args: argparse.Namespace) -> int:
+    from harness.importers import draft_probes
+    from harness.render.cases import show_probe_drafts
+
     show_probe_drafts(args.case, draft_probes(args.case))
     return 0

@@ -5,9 +5,6 @@ from __future__ import annotations
 import argparse
 
 import harness.cli.options as options
-from harness.render.compare import show_compare
-from harness.results.folder import read_run
-from harness.studies.compare import comparison
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -19,6 +16,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    from harness.render.compare import show_compare
+    from harness.results.folder import read_run
+    from harness.studies.compare import comparison
+
     runs = [read_run(path) for path in args.runs]
     show_compare(comparison(runs), runs, markdown_path=args.markdown, as_json=args.json)
     return 0

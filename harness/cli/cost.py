@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cases.schema import discover
 import harness.cli.options as options
-from harness.render.cost import show_study
-from harness.studies.costs import study
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -25,6 +22,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    from harness.cases.schema import discover
+    from harness.render.cost import show_study
+    from harness.studies.costs import study
+
     result = study(discover(args.cases_dir, args.cases or None), args.model, args.alt_model, args.prices)
     show_study(result, plot=args.plot, markdown_path=args.markdown, as_json=args.json)
     return 0

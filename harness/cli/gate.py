@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 import harness.cli.options as options
 from harness.errors import HarnessError
-from harness.render.gate import show_baseline, show_gate
-from harness.results.folder import read_run
-from harness.studies.gate import Thresholds, gate, read_baseline, update_baseline
+
+if TYPE_CHECKING:
+    from harness.studies.gate import Thresholds
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -28,6 +29,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    from harness.render.gate import show_baseline, show_gate
+    from harness.results.folder import read_run
+    from harness.studies.gate import gate, read_baseline, update_baseline
+
     run = read_run(args.run)
     if args.update_baseline:
         show_baseline(update_baseline(run, args.baseline), args.baseline)
@@ -38,6 +43,8 @@ def command(args: argparse.Namespace) -> int:
 
 
 def parse_thresholds(args: argparse.Namespace) -> Thresholds:
+    from harness.studies.gate import Thresholds
+
     overall, per_kind = None, {}
     for value in args.min_pass_rate or []:
         kind, sep, number = value.rpartition("=")

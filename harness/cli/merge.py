@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from harness.render.run import show_merged
-from harness.results.aggregate import aggregate
-from harness.results.folder import merge_runs
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -17,6 +14,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    from harness.render.run import show_merged
+    from harness.results.aggregate import aggregate
+    from harness.results.folder import merge_runs
+
     run = merge_runs(args.runs, args.out, aggregate)
     show_merged(run, args.runs, args.out)
     return 0

@@ -5,15 +5,13 @@ from __future__ import annotations
 import argparse
 from itertools import product
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness.cases.schema import discover
 import harness.cli.options as options
-from harness.compaction.summarizer import SECTIONS
 from harness.errors import HarnessError
-from harness.render.run import RunProgress, show_runs
-from harness.run.matrix import RunConfig
-from harness.studies.compare import RunOptions, run_configurations
+
+if TYPE_CHECKING:
+    from harness.run.matrix import RunConfig
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -51,6 +49,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    from harness.cases.schema import discover
+    from harness.render.run import RunProgress, show_runs
+    from harness.studies.compare import RunOptions, run_configurations
+
     if args.resume and not args.out:
         raise HarnessError("--resume needs --out DIR: the folder of the run to continue")
     run_options = RunOptions(out=Path(args.out) if args.out else None, label=args.label, resume=args.resume,
@@ -63,6 +65,8 @@ def command(args: argparse.Namespace) -> int:
 
 def run_configs(args: argparse.Namespace) -> list[RunConfig]:
     """One configuration per combination of the repeatable --policy, --model and --summarizer."""
+    from harness.run.matrix import RunConfig
+
     at_points = args.at_recorded_points is not None
     settings, budget = split_recorded_budget(args.settings, at_points)
     recorded: dict[str, Any] = {"at_recorded_points": at_points, "summary_tokens": budget,
@@ -92,6 +96,8 @@ def split_recorded_budget(entries: list[options.SettingArg],
 
 
 def parse_sections(text: str | None) -> tuple[str, ...]:
+    from harness.compaction.summarizer import SECTIONS
+
     if text is None:
         return SECTIONS
     sections = tuple(s.strip() for s in text.split(",") if s.strip())

@@ -6,8 +6,6 @@ import argparse
 
 import harness.cli.options as options
 from harness.errors import HarnessError
-from harness.models.emulator import serve
-from harness.render.console import stderr
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -20,6 +18,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    from harness.models.emulator import serve
+    from harness.render.console import stderr
+
     stderr().print(f"emulator on http://{args.host}:{args.port} (OpenAI base_url .../v1, Anthropic base_url as is); "
                    "Ctrl-C stops it")
     try:

@@ -5,9 +5,6 @@ from __future__ import annotations
 import argparse
 
 import harness.cli.options as options
-from harness.compaction.summarizer import model_summarizer
-from harness.render.simulate import show_simulations, show_sweep
-from harness.studies.simulate import Simulator, config_for, load_target, parse_int_list
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -30,6 +27,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    from harness.compaction.summarizer import model_summarizer
+    from harness.render.simulate import show_simulations, show_sweep
+    from harness.studies.simulate import Simulator, config_for, load_target, parse_int_list
+
     target = load_target(args.target)
     extra = {"summarizer": model_summarizer(args.summarizer)} if args.summarizer else {}
     simulator = Simulator(target, estimator=args.estimator, tokenizer=args.tokenizer, **extra)

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cases.schema import discover
 import harness.cli.options as options
-from harness.render.verdict import show_verdict
-from harness.studies.verdict import validate_summarizer
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -28,6 +25,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    from harness.cases.schema import discover
+    from harness.render.verdict import show_verdict
+    from harness.studies.verdict import validate_summarizer
+
     validation = validate_summarizer(discover(args.cases_dir, args.cases or None), args.model, args.alt_model,
                                      args.out, record_mode=args.record_mode, cassettes=args.cassettes,
                                      prices=args.prices, concurrency=args.concurrency)

@@ -20,7 +20,7 @@ def break_even_sentence(model: str, alt: str, a: dict[str, Any]) -> str:
                  "the alternative stays cheaper at any cache hit rate" if flip is None or flip > 1 else
                  f"the same model wins above a {100 * flip:.0f}% cache hit rate")
     return (f"priced at {a['price_ratio']:.3f}x of {model}, against a break-even ratio of "
-            f"{a['break_even_ratio']:.3f}x: {verdict} by ${abs(a['saving_usd']):.4f} in total; {flip_text}")
+            f"{a['break_even_ratio']:.3f}x: {verdict} by {dollars(abs(a['saving_usd']), 4)} in total; {flip_text}")
 
 
 def markdown(result: dict[str, Any], plot: str | None = None) -> str:
@@ -52,7 +52,7 @@ def print_study(result: dict[str, Any]) -> None:
               f"{result['note']}")
     for summary in result["models"]:
         table = Table(title=f"{summary['model']}: {summary['compactions']} compactions, cache hit "
-                            f"{100 * (summary['cache_hit_rate'] or 0):.1f}%")
+                            f"{percent(summary['cache_hit_rate'] or 0)}")
         for column in ("request shape", "model", "uncached", "cache read", "cache write", "output",
                        "$ / compaction", "$ / session", "source"):
             table.add_column(column, justify="left" if column in ("request shape", "model", "source") else "right")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from harness.errors import HarnessError
+from harness.render.format import dollars, percent
 from harness.render.shapes import shape_label
 
 # Risk kinds worth a line in the sweep plot (the others are rare or policy-specific).
@@ -97,7 +98,7 @@ def cost_plot(result: dict[str, Any], path: str | Path) -> Path:
         ax.set_xticks(range(len(shapes)), [shape_label(s) for s, _ in shapes], fontsize=8)
         for bar, (_, t) in zip(bars, shapes):
             hit = t.get("cache_hit_rate") or 0
-            ax.annotate(f"${bar.get_height():.4f}" + (f"\n{100 * hit:.1f}% cached" if hit else ""),
+            ax.annotate(dollars(bar.get_height(), 4) + (f"\n{percent(hit)} cached" if hit else ""),
                         (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
         ax.set_ylabel("USD per compaction")
         ax.set_ylim(0, max(values + [1e-9]) * 1.25)

@@ -17,7 +17,7 @@ from harness.probes import CONDITIONS
 from harness.render.console import stderr, stdout
 from harness.render.compare import print_comparison, write_comparison
 from harness.render.plots import retention_plot
-from harness.render.format import dollars, fixed, wilson_rate
+from harness.render.format import dollars, fixed, percent, wilson_rate
 from harness.render.points import markdown_compaction_points
 from harness.results.aggregate import GRADES
 
@@ -71,13 +71,13 @@ def rate_table(title: str, groups: dict[str, dict], first: str) -> Table:
         table.add_column(column, justify="right")
     for name, group in groups.items():
         norm = group.get("normalised_retention")
-        table.add_row(name, *(wilson_rate(group[c]) for c in CONDITIONS), "-" if norm is None else f"{norm:.2f}")
+        table.add_row(name, *(wilson_rate(group[c]) for c in CONDITIONS), fixed(norm, 2))
     return table
 
 
 def ceiling(agg: dict[str, Any]) -> str:
     """How many probes the full history answers: the instrument's own ceiling (valid probes)."""
-    share = f" ({100 * agg['valid_probes'] / agg['probes']:.1f}%)" if agg["probes"] else ""
+    share = f" ({percent(agg['valid_probes'] / agg['probes'])})" if agg["probes"] else ""
     return f"the full history passes {agg['valid_probes']}/{agg['probes']}{share}, the rest are invalid"
 
 
@@ -115,7 +115,7 @@ def markdown_rates(title: str, groups: dict[str, dict], first: str) -> list[str]
     for name, group in groups.items():
         norm = group.get("normalised_retention")
         lines.append(f"| {name} | " + " | ".join(wilson_rate(group[c]) for c in CONDITIONS)
-                     + f" | {'-' if norm is None else f'{norm:.2f}'} |")
+                     + f" | {fixed(norm, 2)} |")
     return lines + [""]
 
 

@@ -74,8 +74,8 @@ def show_verdict(validation: SummarizerValidation, *, as_json: bool = False) -> 
         print(json.dumps(result, indent=2))
         return
     q, out = result["quality"], stdout()
-    out.print(f"{q['grade']} pass rate: same {100 * (q['same_rate'] or 0):.1f}%, {result['alt_model']} "
-              f"{100 * (q['alt_rate'] or 0):.1f}%; difference {100 * q['difference']:+.1f} points "
+    out.print(f"{q['grade']} pass rate: same {percent(q['same_rate'] or 0)}, {result['alt_model']} "
+              f"{percent(q['alt_rate'] or 0)}; difference {100 * q['difference']:+.1f} points "
               f"[{100 * q['ci95'][0]:+.1f}, {100 * q['ci95'][1]:+.1f}], McNemar p={q['p_value']:.4g}")
     out.print(f"[bold]{result['verdict']}[/]")
     out.print(f"written: {validation.out}/verdict.md, verdict.json, "
