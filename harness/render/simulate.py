@@ -8,10 +8,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from harness.compaction.compactor import RISK_KINDS
 from harness.render.console import stderr, stdout
 from harness.render.plots import sweep_plot
-from harness.studies.simulate import Simulation
+from harness.studies.simulate import RISK_KINDS, Simulation
 
 
 def print_simulation(result: Simulation, console: Console) -> None:
