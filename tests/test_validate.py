@@ -25,10 +25,12 @@ def test_builtin_verdict_and_outputs(tmp_path, capsys):
 
 
 def test_emulator_records_then_replays(tmp_path):
+    from harness.render.verdict import write_verdict
     from harness.studies.verdict import validate_summarizer
 
     cases = discover("cases", SMALL[:1])
-    first = validate_summarizer(cases, "openai:gpt-5@emulator", "openai:gpt-5-mini@emulator", tmp_path / "v")
+    first = write_verdict(validate_summarizer(cases, "openai:gpt-5@emulator", "openai:gpt-5-mini@emulator",
+                                              tmp_path / "v"))
     assert first["record_mode"] == "new"
     assert (tmp_path / "v" / "cassettes" / SMALL[0]).is_dir()
     assert first["verdict"].startswith("The data supports")
@@ -36,8 +38,10 @@ def test_emulator_records_then_replays(tmp_path):
     cost = first["cost"]
     assert cost["same_usd_per_compaction"] > cost["alt_usd_per_compaction"]  # gpt-5-mini at 1/5 the price
     assert (tmp_path / "v" / "cost_by_shape.png").exists()
-    again = validate_summarizer(cases, "openai:gpt-5@emulator", "openai:gpt-5-mini@emulator", tmp_path / "v2",
-                                record_mode="none", cassettes=str(tmp_path / "v" / "cassettes"), plots=False)
+    again = write_verdict(validate_summarizer(cases, "openai:gpt-5@emulator", "openai:gpt-5-mini@emulator",
+                                              tmp_path / "v2", record_mode="none",
+                                              cassettes=str(tmp_path / "v" / "cassettes")), plots=False)
+    assert not (tmp_path / "v2" / "retention.png").exists() and (tmp_path / "v2" / "verdict.md").exists()
     assert again["quality"] == first["quality"]
     assert again["measured_cost"]["same"]["sources"] == ["recorded"]
 

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from harness.errors import HarnessError
+from harness.render.format import dollars, percent
+from harness.render.shapes import shape_label
 
 # Risk kinds worth a line in the sweep plot (the others are rare or policy-specific).
 SWEEP_RISKS = ("response_may_be_cut", "summary_request_too_big", "estimator_miss", "no_shrink")
@@ -93,24 +95,16 @@ def cost_plot(result: dict[str, Any], path: str | Path) -> Path:
         values = [t["per_compaction_usd"] or 0.0 for _, t in shapes]
         colours = [ALT_COLOUR if s.startswith("alt:") else SHAPE_COLOURS.get(s, "grey") for s, _ in shapes]
         bars = ax.bar(range(len(shapes)), values, color=colours)
-        ax.set_xticks(range(len(shapes)), [_shape_label(s) for s, _ in shapes], fontsize=8)
+        ax.set_xticks(range(len(shapes)), [shape_label(s) for s, _ in shapes], fontsize=8)
         for bar, (_, t) in zip(bars, shapes):
             hit = t.get("cache_hit_rate") or 0
-            ax.annotate(f"${bar.get_height():.4f}" + (f"\n{100 * hit:.1f}% cached" if hit else ""),
+            ax.annotate(dollars(bar.get_height(), 4) + (f"\n{percent(hit)} cached" if hit else ""),
                         (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
         ax.set_ylabel("USD per compaction")
         ax.set_ylim(0, max(values + [1e-9]) * 1.25)
         ax.set_title(f"{summary['model']}\n{summary['compactions']} compactions ({shapes[0][1]['source']})", fontsize=10)
         ax.grid(axis="y", alpha=0.3)
     return _save(fig, path)
-
-
-def _shape_label(shape: str) -> str:
-    from harness.studies.costs import bare, shape_title
-
-    if shape.startswith("alt:"):
-        return f"cheaper model\n{bare(shape[4:])}"
-    return shape_title(shape).replace(", ", ",\n").replace(" (", "\n(")
 
 
 def sweep_plot(rows: list[dict[str, Any]], path: str | Path, title: str = "") -> Path:

@@ -1,16 +1,28 @@
-"""The terminal summary of a run and its report.md."""
+"""A run for a reader: progress while it runs, the terminal summary, report.md, and the run command's
+closing output (the comparison of several configurations, or the JSON document)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+import json
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from harness.probes import CONDITIONS
-from harness.results.aggregate import GRADES, ok_records, passed
+from harness.render.console import stderr, stdout
+from harness.render.compare import print_comparison, write_comparison
+from harness.render.plots import retention_plot
+from harness.render.format import dollars, fixed, percent, wilson_rate
+from harness.render.points import markdown_compaction_points
+from harness.results.aggregate import GRADES
+
+if TYPE_CHECKING:
+    from harness.studies.compare import ConfigurationRuns, FinishedRun
 
 
 def markdown_latency(run: dict[str, Any]) -> list[str]:
@@ -32,8 +44,6 @@ def markdown_plots(run: dict[str, Any], folder: Path) -> list[str]:
     if not run["aggregates"].get("valid_probes"):
         return []
     try:
-        from harness.render.plots import retention_plot
-
         retention_plot([(run.get("label") or run["run_id"], run)], folder / "retention.png")
     except Exception as exc:  # a missing matplotlib must not cost the report
         return [f"(plots skipped: {type(exc).__name__}: {exc})", ""]
@@ -44,25 +54,14 @@ def markdown_plots(run: dict[str, Any], folder: Path) -> list[str]:
 # rendering
 
 
-def _fixed(value: float | None, digits: int) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
 def fmt_cost(cost: dict[str, Any]) -> str:
     if cost.get("usd") is None:
         return "cost n/a"
     # A run replays no agent requests, so its summarizer calls meet a cold prompt cache.
     cold = ("; cold cache: the agent's own requests are not replayed, `compaction-harness cost` models the warm one"
             if cost["usd"] else "")
-    return (f"cost ${cost['usd']:.4f} (${cost['per_compaction'] or 0:.4f} per compaction, "
-            f"${cost['per_session']:.4f} per session; {cost['source']}{cold})")
-
-
-def fmt_rate(rate: dict | None) -> str:
-    if not rate or rate.get("rate") is None:
-        return "-"
-    low, high = rate["wilson95"]
-    return f"{100 * rate['rate']:.1f}% [{100 * low:.0f}-{100 * high:.0f}] ({rate['passed']}/{rate['total']})"
+    return (f"cost {dollars(cost['usd'], 4)} ({dollars(cost['per_compaction'] or 0, 4)} per compaction, "
+            f"{dollars(cost['per_session'], 4)} per session; {cost['source']}{cold})")
 
 
 def rate_table(title: str, groups: dict[str, dict], first: str) -> Table:
@@ -72,13 +71,13 @@ def rate_table(title: str, groups: dict[str, dict], first: str) -> Table:
         table.add_column(column, justify="right")
     for name, group in groups.items():
         norm = group.get("normalised_retention")
-        table.add_row(name, *(fmt_rate(group[c]) for c in CONDITIONS), "-" if norm is None else f"{norm:.2f}")
+        table.add_row(name, *(wilson_rate(group[c]) for c in CONDITIONS), fixed(norm, 2))
     return table
 
 
 def ceiling(agg: dict[str, Any]) -> str:
     """How many probes the full history answers: the instrument's own ceiling (valid probes)."""
-    share = f" ({100 * agg['valid_probes'] / agg['probes']:.1f}%)" if agg["probes"] else ""
+    share = f" ({percent(agg['valid_probes'] / agg['probes'])})" if agg["probes"] else ""
     return f"the full history passes {agg['valid_probes']}/{agg['probes']}{share}, the rest are invalid"
 
 
@@ -97,9 +96,9 @@ def render_summary(run: dict[str, Any], console: Console) -> None:
     s, lat, usage = agg["summary"], agg["latency"], agg["usage"]
     console.print(f"compactions: {sum(agg['compactions'].values())} "
                   f"({', '.join(f'{k} {v}' for k, v in agg['compactions'].items() if v)}); summaries: mean "
-                  f"{_fixed(s['mean_tokens'], 0)} tokens, compression {_fixed(s['mean_compression_ratio'], 1)}x, "
-                  f"artifact recall {_fixed(s['mean_artifact_recall'], 2)} precision "
-                  f"{_fixed(s['mean_artifact_precision'], 2)}, "
+                  f"{fixed(s['mean_tokens'], 0)} tokens, compression {fixed(s['mean_compression_ratio'], 1)}x, "
+                  f"artifact recall {fixed(s['mean_artifact_recall'], 2)} precision "
+                  f"{fixed(s['mean_artifact_precision'], 2)}, "
                   f"{s['hallucinated_paths']} hallucinated paths, {s['stale_facts']} stale facts")
     console.print(f"summarizer usage: {usage.get('input_tokens', 0)} input ({usage.get('cached_input_tokens', 0)} "
                   f"cached, {usage.get('cache_write_tokens', 0)} written), {usage.get('output_tokens', 0)} output "
@@ -115,8 +114,8 @@ def markdown_rates(title: str, groups: dict[str, dict], first: str) -> list[str]
     lines = [f"### {title}", "", f"| {first} | compacted | full | floor | normalised |", "| --- | --- | --- | --- | --- |"]
     for name, group in groups.items():
         norm = group.get("normalised_retention")
-        lines.append(f"| {name} | " + " | ".join(fmt_rate(group[c]) for c in CONDITIONS)
-                     + f" | {'-' if norm is None else f'{norm:.2f}'} |")
+        lines.append(f"| {name} | " + " | ".join(wilson_rate(group[c]) for c in CONDITIONS)
+                     + f" | {fixed(norm, 2)} |")
     return lines + [""]
 
 
@@ -149,78 +148,46 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# per compaction point: the session's own summaries beside ours (issue 9)
+# the run command's console
 
 
-def point_label(run: dict[str, Any]) -> str:
-    config = run["configuration"]
-    if config["policy"] == "recorded":
-        who = "recorded (the agent's own)"
-    else:
-        who = f"{config['policy']} / {config['summarizer_spec']}"
-        if config.get("at_recorded_points"):
-            who += f" at recorded points ({config['at_recorded_points']} tail)"
-    return f"{run['label']}: {who}" if run.get("label") else who
+@dataclass(frozen=True)
+class RunProgress:
+    """Watches the runs (harness.studies.compare.RunObserver): a progress bar on stderr while a run goes,
+    then its report.md and, unless the output is JSON, its summary."""
+
+    as_json: bool = False
+
+    @contextmanager
+    def running(self, label: str | None, total: int) -> Iterator[Callable[[dict[str, Any]], None]]:
+        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            console=stderr(), transient=True, disable=self.as_json)
+        with progress:
+            task = progress.add_task("cases", total=total)
+            yield lambda record: progress.update(task, advance=1, description=record["case"])
+
+    def finished(self, finished: FinishedRun) -> None:
+        folder, run = finished.folder, finished.run
+        write_markdown(run, folder.path / "report.md")
+        if not self.as_json:
+            out = stdout()
+            render_summary(run, out)
+            out.print(f"results: {folder.path}/run.json, report: {folder.path}/report.md\n")
 
 
-def compaction_point_rows(record: dict[str, Any], grade: str) -> dict[int, dict[str, Any]]:
-    """Per compaction of one case record: where it happened, the summary's size, how the probes asked just
-    after it fared (by kind, and which were lost), and the summary-level checks."""
-    summaries = {s["compaction"]: s for s in record.get("summaries", [])}
-    rows = {}
-    for event in record.get("events", []):
-        number = event["number"]
-        probes = [p for p in record.get("probes", []) if p.get("at") == f"compaction:{number}" and p.get("valid")]
-        kinds: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-        lost = []
-        for probe in probes:
-            ok = bool(passed(probe, "compacted", grade))
-            kinds[probe["kind"]][0] += ok
-            kinds[probe["kind"]][1] += 1
-            if not ok:
-                lost.append(probe["id"])
-        check = summaries.get(number, {})
-        rows[number] = {
-            "at": event["send_index"], "head": f"{event['head_start']}..{event['tail_start']}",
-            "source": event["source"], "summary_tokens": event["summary_tokens"],
-            "budget": event.get("summary_budget_tokens") or None,
-            "by_kind": {k: tuple(v) for k, v in sorted(kinds.items())}, "lost": lost,
-            "recall": check.get("artifact_recall"), "precision": check.get("artifact_precision"),
-            "hallucinated": check.get("hallucinated_paths", []), "stale": check.get("stale_facts", []),
-        }
-    return rows
+def show_runs(result: ConfigurationRuns, as_json: bool) -> None:
+    """After the runs: the comparison (comparison.json and .md, and its tables) when there are several; with
+    `as_json` one document on stdout (a run's summary, or every run's and the comparison)."""
+    if result.comparison is not None:
+        write_comparison(result.comparison, [f.run for f in result.runs], result.folder)
+        if not as_json:
+            print_comparison(result.comparison, stdout())
+    if as_json:
+        documents = [{"run": str(f.folder.path), "configuration": f.run["configuration"],
+                      "aggregates": f.run["aggregates"]} for f in result.runs]
+        several = result.comparison is not None
+        print(json.dumps({"runs": documents, "comparison": result.comparison} if several else documents[0], indent=2))
 
 
-def markdown_compaction_points(runs: list[dict[str, Any]], level: str = "##") -> list[str]:
-    """One table per (case, compaction number), one row per run: empty when no probe is asked at a compaction."""
-    asked = any(str(p.get("at", "")).startswith("compaction:")
-                for run in runs for r in ok_records(run["cases"].values()) for p in r.get("probes", []))
-    if not asked:
-        return []
-    grade = "answered" if all(run["aggregates"].get("grade") == "answered" for run in runs) else "retained"
-    tables: dict[tuple[str, int], list[tuple[str, dict]]] = defaultdict(list)
-    for run in runs:
-        for key, record in sorted(run["cases"].items()):
-            if record.get("status") != "ok":
-                continue
-            for number, row in compaction_point_rows(record, grade).items():
-                tables[(key, number)].append((point_label(run), row))
-    lines = [f"{level} Per compaction point ({grade}, probes asked just after each compaction)", ""]
-    for (case, number), rows in sorted(tables.items()):
-        lines += [f"{level}# {case}, compaction {number}", "",
-                  "| run | before message | folded | summary tokens (budget) | by kind | lost probes | "
-                  "artifact recall / precision | hallucinated paths | stale facts |",
-                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-        for label, row in rows:
-            kinds = ", ".join(f"{k} {p}/{t}" for k, (p, t) in row["by_kind"].items()) or "-"
-            budget = f" ({row['budget']})" if row["budget"] else ""
-            lines.append(
-                f"| {label} | {row['at']} | {row['head']} ({row['source']}) | {row['summary_tokens']}{budget} | "
-                f"{kinds} | {', '.join(row['lost']) or '-'} | {_dash(row['recall'])} / {_dash(row['precision'])} | "
-                f"{', '.join(row['hallucinated']) or '-'} | {', '.join(row['stale']) or '-'} |")
-        lines.append("")
-    return lines
-
-
-def _dash(value: Any) -> str:
-    return "-" if value is None else str(value)
+def show_merged(run: dict[str, Any], sources: list[str], out: str) -> None:
+    stdout().print(f"merged {len(sources)} runs into {out}: {len(run['cases'])} cases")

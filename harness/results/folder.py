@@ -221,11 +221,8 @@ def strip_volatile(data: Any) -> Any:
     return data
 
 
-def merge_runs(paths: list[str | Path], out: str | Path, _aggregate: object = None) -> dict[str, Any]:
-    """Join shard results into one run that gates and compares exactly like an unsharded one.
-
-    `_aggregate` is ignored (the aggregates are always results.aggregate's): it is accepted only while the
-    CLI still passes the old callback."""
+def merge_runs(paths: list[str | Path], out: str | Path) -> dict[str, Any]:
+    """Join shard results into one run that gates and compares exactly like an unsharded one."""
     if not paths:
         raise HarnessError("merge needs at least one run folder")
     runs = [(Path(p), read_run(p)) for p in paths]

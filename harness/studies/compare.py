@@ -1,14 +1,22 @@
 """Configurations side by side: pass rates with intervals, retention, compactions, summary size, cost,
-latency, and pairwise significance on the probes two runs share."""
+latency, and pairwise significance on the probes two runs share; and running several configurations over
+the same cases, one run folder each, to compare them."""
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable, Protocol
 
+from harness.cases.schema import Case
 from harness.errors import HarnessError
-from harness.studies.gate import outcomes
 from harness.metrics import bootstrap_difference, mcnemar_exact
+from harness.results.folder import RunFolder
+from harness.run.config import RunConfig, plan_run
+from harness.run.matrix import default_run_id, matrix, parse_shard, results_path, run_cases
+from harness.studies.gate import outcomes
 
 
 def label_of(run: dict[str, Any]) -> str:
@@ -56,48 +64,78 @@ def pairwise(a: dict[str, Any], b: dict[str, Any], grade: str) -> dict[str, Any]
             "p_value": round(mcnemar_exact(only_a, only_b), 6)}
 
 
-def markdown(result: dict[str, Any]) -> str:
-    runs = result["runs"]
-    lines = [f"## Comparison ({result['grade']})", "", "| | " + " | ".join(r["label"] for r in runs) + " |",
-             "| --- |" + " --- |" * len(runs)]
-    for title, cell in table_rows(result):
-        lines.append(f"| {title} | " + " | ".join(cell(r) for r in runs) + " |")
-    lines += ["", "### Pairwise (shared valid probes)", "", "| a | b | probes | only a | only b | b - a [95%] | McNemar p |",
-              "| --- | --- | --- | --- | --- | --- | --- |"]
-    for p in result["pairs"]:
-        lines.append(f"| {p['a']} | {p['b']} | {p['shared_probes']} | {p['only_a']} | {p['only_b']} | "
-                     f"{p['difference']:+.3f} [{p['ci95'][0]:+.3f}, {p['ci95'][1]:+.3f}] | {p['p_value']:.4f} |")
-    return "\n".join(lines) + "\n"
+# ---------------------------------------------------------------------------------------------
+# running several configurations
 
 
-def table_rows(result: dict[str, Any]):
-    """(row title, cell function) for the side-by-side table, shared by the terminal and markdown."""
-    from harness.render.run import fmt_rate
+@dataclass(frozen=True)
+class RunOptions:
+    """Where and how each configuration runs."""
 
-    kinds = sorted({k for r in result["runs"] for k in r["by_kind"]})
-    pools = sorted({k for r in result["runs"] for k in r["by_pool"]})
-    rows = [("pass rate", lambda r: fmt_rate(r["pass_rate"])),
-            ("full / floor", lambda r: f"{_pct(r['full'])} / {_pct(r['floor'])}"),
-            ("normalised retention", lambda r: _num(r["normalised_retention"]))]
-    rows += [(f"kind {k}", lambda r, k=k: fmt_rate(r["by_kind"].get(k))) for k in kinds]
-    rows += [(f"pool {p}", lambda r, p=p: fmt_rate(r["by_pool"].get(p))) for p in pools]
-    rows += [("compactions", lambda r: str(r["compactions"])),
-             ("summary tokens (mean)", lambda r: _num(r["summary_tokens"])),
-             ("cost per compaction", lambda r: _usd(r["cost"].get("per_compaction"), r["cost"].get("source"))),
-             ("cost per session", lambda r: _usd(r["cost"].get("per_session"), r["cost"].get("source"))),
-             ("model latency p50 / p95 s", lambda r: f"{_num(r['latency'].get('model_p50_s'))} / "
-                                                   f"{_num(r['latency'].get('model_p95_s'))} "
-                                                   f"({r['latency'].get('model_time_source') or '-'})")]
-    return rows
+    out: Path | None = None  # one configuration: its folder; several: the parent of one folder each
+    label: str | None = None
+    resume: bool = False
+    repeat: int = 1
+    concurrency: int = 1
+    shard: str | None = None  # I/N
 
 
-def _pct(rate: dict | None) -> str:
-    return "-" if not rate or rate.get("rate") is None else f"{100 * rate['rate']:.1f}%"
+@dataclass(frozen=True)
+class FinishedRun:
+    folder: RunFolder
+    run: dict[str, Any]
 
 
-def _num(value: float | None) -> str:
-    return "-" if value is None else f"{value:g}"
+@dataclass(frozen=True)
+class ConfigurationRuns:
+    """Every configuration's finished run and, when there are several, their comparison."""
+
+    runs: tuple[FinishedRun, ...]
+    comparison: dict[str, Any] | None
+    folder: Path  # where the comparison belongs
+
+    @property
+    def failed(self) -> bool:
+        """A case ended in an error in some run."""
+        return any(finished.run["aggregates"]["errors"] for finished in self.runs)
 
 
-def _usd(value: float | None, source: str | None) -> str:
-    return "-" if value is None else f"${value:.5f} ({source or '-'})"
+class RunObserver(Protocol):
+    """What a caller sees of the runs: progress per run, then each finished run."""
+
+    def running(self, label: str | None, total: int) -> AbstractContextManager[Callable[[dict[str, Any]], None]]:
+        """Entered around one run of `total` case evaluations; yields the callback for each finished case."""
+
+    def finished(self, finished: FinishedRun) -> None:
+        """One configuration's run is complete and written."""
+
+
+def run_label(config: RunConfig, label: str | None, several: bool) -> str | None:
+    """One configuration keeps the given label; several get one each, named after what differs."""
+    if not several:
+        return label
+    name = f"{label + '-' if label else ''}{config.policy}-{config.model}-{config.summarizer}"
+    return name.replace(":", "_").replace("/", "_").replace("@", "_")
+
+
+def run_configurations(cases: list[Case], configs: list[RunConfig], options: RunOptions,
+                       observer: RunObserver) -> ConfigurationRuns:
+    """Every configuration over its share of the cases, one run folder each; compared when several."""
+    shard = parse_shard(options.shard)
+    plans = {config: plan_run(config) for config in configs}  # all checked once, before the first model call
+    several = len(configs) > 1
+    base = options.out
+    finished_runs = []
+    for config, chosen in matrix(cases, configs, shard).items():
+        label = run_label(config, options.label, several)
+        run_id = default_run_id(config, label)
+        folder = RunFolder(base / label if several and base else results_path(str(base) if base else None, run_id))
+        with observer.running(label, len(chosen) * options.repeat) as on_case:
+            run = run_cases(chosen, plans[config], folder, run_id=run_id, label=label, resume=options.resume,
+                            repeat=options.repeat, concurrency=options.concurrency, shard=options.shard,
+                            on_case=on_case)
+        finished = FinishedRun(folder, run)
+        observer.finished(finished)
+        finished_runs.append(finished)
+    result = comparison([f.run for f in finished_runs]) if several else None
+    return ConfigurationRuns(tuple(finished_runs), result, base or Path("results"))

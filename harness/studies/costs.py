@@ -38,8 +38,6 @@ from harness.compaction.summarizer import SummaryInput, chat_message, summary_re
 DEFAULT_MODELS = ("anthropic:claude-sonnet-4-6", "openai:gpt-5")
 DEFAULT_ALTERNATIVES = {"anthropic": "anthropic:claude-haiku-4-5", "openai": "openai:gpt-5-mini"}
 SHAPES = ("cache-on", "cache-off", "fresh")  # and one alt:MODEL per cheaper model, before fresh
-SHAPE_TITLES = {"cache-on": "same model, cache on", "cache-off": "same model, cache off",
-                "fresh": "fresh prompt (prefix broken)"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -344,52 +342,3 @@ def measured(run: dict[str, Any], prices_file: str | None = None) -> dict[str, A
     return {"model": spec, "price": priced.model, "shape": shape, "totals": totals(rows, sessions).get(shape),
             "sources": sorted({b.source for r in rows for b in r.shapes}), "compactions": len(rows),
             "sessions": sessions}
-
-
-# ---------------------------------------------------------------------------------------------
-# rendering helpers shared by the CLI and the markdown file
-
-
-def shape_title(shape: str) -> str:
-    return "cheaper model (no shared cache)" if shape.startswith("alt:") else SHAPE_TITLES.get(shape, shape)
-
-
-def markdown(result: dict[str, Any], plot: str | None = None) -> str:
-    lines = ["# The cost of the extra summarizer call", "",
-             f"{len(result['cases'])} cases, {result['sessions_with_compactions']} with compactions; "
-             f"every figure is {result['note']}.", ""]
-    for summary in result["models"]:
-        lines += [f"## {summary['model']}", "",
-                  f"{summary['compactions']} compactions over {summary['sessions']} sessions; cache hit rate "
-                  f"of the same-model summarizer: {_pct(summary['cache_hit_rate'])}.", "",
-                  "| request shape | model | uncached | cache read | cache write | output | $ per compaction "
-                  "| $ per session | source |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-        for shape, t in summary["shapes"].items():
-            lines.append(f"| {shape_title(shape)} | {t['model']} | {t['uncached_tokens']} | "
-                         f"{t['cached_input_tokens']} | {t['cache_write_tokens']} | {t['output_tokens']} | "
-                         f"{_usd(t['per_compaction_usd'])} | {_usd(t['per_session_usd'])} | {t['source']} |")
-        lines.append("")
-        for alt, a in summary["alternatives"].items():
-            lines.append(f"- {alt}: {break_even_sentence(summary['model'], alt, a)}")
-        lines.append("")
-    if plot:
-        lines += [f"![cost per compaction by request shape]({plot})", ""]
-    return "\n".join(lines)
-
-
-def break_even_sentence(model: str, alt: str, a: dict[str, Any]) -> str:
-    verdict = "cheaper" if a["cheaper"] else "dearer"
-    flip = a["flip_hit_rate"]
-    flip_text = ("the same model stays cheaper at any cache hit rate" if flip is not None and flip <= 0 else
-                 "the alternative stays cheaper at any cache hit rate" if flip is None or flip > 1 else
-                 f"the same model wins above a {100 * flip:.0f}% cache hit rate")
-    return (f"priced at {a['price_ratio']:.3f}x of {model}, against a break-even ratio of "
-            f"{a['break_even_ratio']:.3f}x: {verdict} by ${abs(a['saving_usd']):.4f} in total; {flip_text}")
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
-
-
-def _usd(value: float | None) -> str:
-    return "-" if value is None else f"${value:.5f}"

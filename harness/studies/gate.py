@@ -8,7 +8,6 @@ minimum effect.
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,46 +172,3 @@ def update_baseline(run: dict[str, Any], path: str | Path) -> dict[str, Any]:
     baseline = make_baseline(run)
     write_json(Path(path), baseline)
     return baseline
-
-
-# ---------------------------------------------------------------------------------------------
-# outputs
-
-
-def junit_xml(verdict: Verdict, run_id: str) -> str:
-    suite = ET.Element("testsuite", name=f"compaction-harness {run_id}", tests=str(len(verdict.rows)),
-                       failures=str(len(verdict.regressions) + (1 if verdict.failures else 0)))
-    regressed = set(verdict.regressions)
-    for key, row in verdict.rows.items():
-        case_id, _, probe_id = key.rpartition("/")
-        case = ET.SubElement(suite, "testcase", classname=case_id, name=probe_id)
-        if key in regressed:
-            ET.SubElement(case, "failure", message=f"{row['kind']} probe passed in the baseline and fails now")
-        elif not row["valid"]:
-            ET.SubElement(case, "skipped", message="invalid: fails on the full history")
-        elif row["now"] is False:
-            ET.SubElement(case, "system-out").text = "fails now and failed in the baseline"
-    for number, failure in enumerate(verdict.failures, start=1):
-        case = ET.SubElement(suite, "testcase", classname="aggregates", name=f"threshold-{number}")
-        ET.SubElement(case, "failure", message=failure)
-    return ET.tostring(suite, encoding="unicode", xml_declaration=True)
-
-
-def markdown(verdict: Verdict, run_id: str, baseline_path: str) -> str:
-    status = "FAIL" if verdict.exit_code else "PASS"
-    s = verdict.stats
-    lines = [f"## compaction-harness gate: {status}", "",
-             f"Run `{run_id}` against `{baseline_path}` ({'deterministic' if verdict.deterministic else 'live'}, "
-             f"grade `{verdict.grade}`): {s['pairs']} paired probes, pass rate "
-             f"{_pct(s['baseline_rate'])} -> {_pct(s['now_rate'])}, McNemar p={s['p_value']:.4f}.", ""]
-    for title, keys in (("Regressions", verdict.regressions), ("Improvements", verdict.improvements)):
-        lines += [f"### {title} ({len(keys)})", ""]
-        lines += [f"- `{k}` ({verdict.rows[k]['kind']})" for k in keys] or ["none"]
-        lines.append("")
-    if verdict.failures:
-        lines += ["### Thresholds", "", *(f"- {f}" for f in verdict.failures), ""]
-    return "\n".join(lines)
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"

@@ -9,7 +9,6 @@ cost side would flip.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,6 @@ def default_plan(model: str, alt: str, out: Path, record_mode: str | None, casse
 
 def run_pair(cases: list[Case], model: str, alt: str, out: Path, plan: Plan, prices: str | None,
              concurrency: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
-    from harness.render.run import write_markdown
     from harness.results.folder import RunFolder
     from harness.run.config import RunConfig
     from harness.run.matrix import run_cases
@@ -52,7 +50,6 @@ def run_pair(cases: list[Case], model: str, alt: str, out: Path, plan: Plan, pri
         folder = RunFolder(out / name)
         run = run_cases(cases, config, folder, run_id=f"validate-{name}", label=f"summarizer {name}"
                         if name == "same" else f"summarizer {alt}", concurrency=concurrency)
-        write_markdown(run, folder.path / "report.md")
         runs.append(run)
     return runs[0], runs[1]
 
@@ -122,10 +119,22 @@ def verdict_sentence(model: str, alt: str, q: dict[str, Any], c: dict[str, Any])
     return f"The data supports {name}: {quality_text}, and {cost_text}; {flip_text}."
 
 
+@dataclass(frozen=True)
+class SummarizerValidation:
+    """The study's outcome: `result` is verdict.json's summary (its `plots` empty until they are drawn);
+    the two runs and the cost study are what the report files are drawn from."""
+
+    result: dict[str, Any]
+    same: dict[str, Any]
+    alt: dict[str, Any]
+    cost_study: dict[str, Any]
+    out: Path
+
+
 def validate_summarizer(cases: list[Case], model: str, alt: str, out: str | Path, *, record_mode: str | None = None,
-                        cassettes: str | None = None, prices: str | None = None, concurrency: int = 1,
-                        plots: bool = True) -> dict[str, Any]:
-    """Both runs, the cost study, the verdict; writes verdict.json, verdict.md and the plots into `out`."""
+                        cassettes: str | None = None, prices: str | None = None,
+                        concurrency: int = 1) -> SummarizerValidation:
+    """Both runs (written to `out`/same and `out`/alt), the cost study, the verdict."""
     if not cases:
         raise HarnessError("validate-summarizer: no cases to run")
     check_spec(model)
@@ -142,13 +151,7 @@ def validate_summarizer(cases: list[Case], model: str, alt: str, out: str | Path
               "verdict": verdict_sentence(model, alt, q, cost), "runs": {"same": str(out / "same"),
                                                                       "alt": str(out / "alt")},
               "plots": {}}
-    if plots:
-        result["plots"] = write_plots(out, same, alternative, cost["study"], alt)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "verdict.json").write_text(json.dumps({**result, "cost_study": cost["study"]["models"]}, indent=2),
-                                      encoding="utf-8")
-    (out / "verdict.md").write_text(markdown(result, cost["study"]), encoding="utf-8")
-    return result
+    return SummarizerValidation(result, same, alternative, cost["study"], out)
 
 
 def measured_costs(same: dict[str, Any], alt: dict[str, Any], prices: str | None) -> dict[str, Any]:
@@ -162,51 +165,3 @@ def measured_costs(same: dict[str, Any], alt: dict[str, Any], prices: str | None
         except HarnessError as exc:  # a custom server has no price: say so beside the modelled figures
             out[name] = {"error": str(exc)}
     return out
-
-
-def write_plots(out: Path, same: dict[str, Any], alt: dict[str, Any], study: dict[str, Any],
-                alt_spec: str) -> dict[str, str]:
-    from harness.render.plots import cost_plot, retention_plot
-
-    paths = {"retention": retention_plot([("summarizer same", same), (f"summarizer {alt_spec}", alt)],
-                                         out / "retention.png")}
-    if study["models"] and study["models"][0]["compactions"]:
-        paths["cost"] = cost_plot(study, out / "cost_by_shape.png")
-    return {k: str(v) for k, v in paths.items()}
-
-
-def markdown(result: dict[str, Any], study: dict[str, Any]) -> str:
-    from harness.studies.costs import markdown as cost_markdown
-
-    q, c = result["quality"], result["cost"]
-    lines = [f"# Same-model summarizer: {result['model']} against {result['alt_model']}", "",
-             f"**{result['verdict']}**", "",
-             f"Cases: {', '.join(result['cases'])}.", "",
-             "| | same | " + result["alt_model"] + " |", "| --- | --- | --- |",
-             f"| {q['grade']} pass rate (compacted) | {_pct(q['same_rate'])} | {_pct(q['alt_rate'])} |",
-             f"| cost per compaction ({c['source']}) | {_usd(c['same_usd_per_compaction'])} | "
-             f"{_usd(c['alt_usd_per_compaction'])} |", "",
-             f"Difference (alt - same) {100 * q['difference']:+.1f} points, 95% bootstrap interval "
-             f"[{100 * q['ci95'][0]:+.1f}, {100 * q['ci95'][1]:+.1f}], exact McNemar p={q['p_value']:.4g} on "
-             f"{q['shared_probes']} shared probes ({q['only_same']} pass only with same, {q['only_alt']} only with "
-             f"the alternative).", ""]
-    for name, m in result["measured_cost"].items():
-        if "error" in m:
-            lines.append(f"- measured cost, {name}: {m['error']}")
-        elif m.get("totals"):
-            lines.append(f"- measured cost, {name} ({'/'.join(m['sources'])}): "
-                         f"{_usd(m['totals']['per_compaction_usd'])} per compaction over {m['compactions']} "
-                         f"compactions, cache hit rate {_pct(m['totals']['cache_hit_rate'])}")
-    lines += ["", "Runs: " + ", ".join(f"[{k}]({Path(v).name}/report.md)" for k, v in result["runs"].items()), ""]
-    for name, path in result["plots"].items():
-        lines += [f"![{name}]({Path(path).name})", ""]
-    lines += [cost_markdown(study).replace("# The cost", "## The cost", 1)]
-    return "\n".join(lines)
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
-
-
-def _usd(value: float | None) -> str:
-    return "-" if value is None else f"${value:.5f}"

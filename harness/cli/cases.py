@@ -1,0 +1,80 @@
+"""`compaction-harness cases`: list, validate and import cases; draft probes."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+import harness.cli.options as options
+from harness.errors import HarnessError
+
+if TYPE_CHECKING:
+    from harness.cases.schema import Case
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    cases = commands.add_parser("cases", help="list, validate and import cases; draft probes")
+    cases_commands = cases.add_subparsers(dest="cases_command", required=True)
+    listing = cases_commands.add_parser("list", help="the cases and their probes")
+    options.add_cases_dir(listing)
+    listing.set_defaults(func=list_command)
+    validate = cases_commands.add_parser("validate", help="check every case file and session")
+    options.add_case_selection(validate, positional=True)
+    validate.set_defaults(func=validate_command)
+    importing = cases_commands.add_parser("import", help="turn an agent transcript into a case folder")
+    importing.add_argument("file", metavar="FILE")
+    importing.add_argument("--from", dest="source_format", default="auto", metavar="FORMAT",
+                           help="auto (default), claude-code, claude-code-openai, codex, openai, anthropic, "
+                                "mini-swe-agent, swe-agent")
+    importing.add_argument("--out", required=True, metavar="DIR", help="the case folder (its name is the case id)")
+    importing.add_argument("--window", type=int, help="context window (default: the transcript's or the model's)")
+    importing.add_argument("--model", help="the session model (default: the transcript's)")
+    importing.set_defaults(func=import_command)
+    drafting = cases_commands.add_parser("probe-draft", help="propose draft probes from a case's session")
+    drafting.add_argument("case", metavar="CASE", help="a case folder")
+    drafting.set_defaults(func=probe_draft_command)
+
+
+def list_command(args: argparse.Namespace) -> int:
+    from harness.cases import discover
+    from harness.render.cases import show_cases
+
+    show_cases(discover(args.cases_dir), args.cases_dir)
+    return 0
+
+
+def validate_command(args: argparse.Namespace) -> int:
+    from harness.cases import discover
+    from harness.render.cases import show_problems
+
+    cases = discover(args.cases_dir, args.cases or None)
+    problems = [problem for case in cases for problem in case_problems(case)]
+    show_problems(cases, problems)
+    return 2 if problems else 0
+
+
+def case_problems(case: Case) -> list[str]:
+    """A case's problems, an error that stops its validation among them."""
+    from harness.cases import validate_case
+
+    try:
+        return validate_case(case)
+    except HarnessError as exc:
+        return [str(exc)]
+
+
+def import_command(args: argparse.Namespace) -> int:
+    from harness.importers import import_transcript, write_case
+    from harness.render.cases import show_import
+
+    session, report, meta = import_transcript(args.file, args.source_format, window=args.window, model=args.model)
+    show_import(write_case(args.out, session, report, meta), report)
+    return 0
+
+
+def probe_draft_command(args: argparse.Namespace) -> int:
+    from harness.importers import draft_probes
+    from harness.render.cases import show_probe_drafts
+
+    show_probe_drafts(args.case, draft_probes(args.case))
+    return 0

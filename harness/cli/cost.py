@@ -1,0 +1,31 @@
+"""`compaction-harness cost`: the summarizer call's cost in four request shapes per compaction."""
+
+from __future__ import annotations
+
+import argparse
+
+import harness.cli.options as options
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    cost = commands.add_parser("cost", help="the summarizer call's cost in four request shapes per compaction")
+    options.add_model(cost, "--model", "the session model, priced (repeatable; default: "
+                                       "anthropic:claude-sonnet-4-6 and openai:gpt-5)", repeatable=True)
+    options.add_model(cost, "--alt-model", "a cheaper summarizer (repeatable; default: "
+                                           "claude-haiku-4-5 / gpt-5-mini by provider)", repeatable=True)
+    options.add_case_selection(cost)
+    options.add_prices(cost)
+    options.add_markdown(cost, "write the tables as markdown")
+    options.add_plot(cost, "cost per compaction by request shape")
+    options.add_json(cost)
+    cost.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    from harness.cases import discover
+    from harness.render.cost import show_study
+    from harness.studies.costs import study
+
+    result = study(discover(args.cases_dir, args.cases or None), args.model, args.alt_model, args.prices)
+    show_study(result, plot=args.plot, markdown_path=args.markdown, as_json=args.json)
+    return 0

@@ -1,0 +1,60 @@
+"""`compaction-harness gate`: a run against a baseline; exit 0 pass, 1 regression, 2 error."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+import harness.cli.options as options
+from harness.errors import HarnessError
+
+if TYPE_CHECKING:
+    from harness.studies.gate import Thresholds
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser("gate", help="compare a run with a baseline: exit 0 pass, 1 regression, 2 error")
+    parser.add_argument("run", metavar="RUN")
+    parser.add_argument("--baseline", required=True, metavar="FILE")
+    parser.add_argument("--update-baseline", action="store_true", help="write the baseline from this run")
+    parser.add_argument("--min-pass-rate", action="append", metavar="[KIND=]RATE",
+                        help="fail under this compacted pass rate, overall or for one probe kind (repeatable)")
+    parser.add_argument("--max-drop", type=float, metavar="RATE", help="fail when the pass rate drops more than this")
+    parser.add_argument("--min-effect", type=float, default=0.05,
+                        help="live runs: smallest drop that fails (%(default)s)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="live runs: significance level (%(default)s)")
+    parser.add_argument("--junit", metavar="FILE", help="JUnit XML, one test case per probe")
+    options.add_markdown(parser, "a summary for a CI job page")
+    parser.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    from harness.render.gate import show_baseline, show_gate
+    from harness.results.folder import read_run
+    from harness.studies.gate import gate, read_baseline, update_baseline
+
+    run = read_run(args.run)
+    if args.update_baseline:
+        show_baseline(update_baseline(run, args.baseline), args.baseline)
+        return 0
+    verdict = gate(run, read_baseline(args.baseline), parse_thresholds(args))
+    show_gate(verdict, run["run_id"], args.baseline, junit=args.junit, markdown_path=args.markdown)
+    return verdict.exit_code
+
+
+def parse_thresholds(args: argparse.Namespace) -> Thresholds:
+    from harness.studies.gate import Thresholds
+
+    overall, per_kind = None, {}
+    for value in args.min_pass_rate or []:
+        kind, sep, number = value.rpartition("=")
+        try:
+            rate = float(number)
+        except ValueError:
+            raise HarnessError(f"--min-pass-rate {value!r}: expected a rate like 0.8 or KIND=0.8") from None
+        if sep:
+            per_kind[kind] = rate
+        else:
+            overall = rate
+    return Thresholds(min_pass_rate=overall, max_drop=args.max_drop, per_kind_min=per_kind,
+                      min_effect=args.min_effect, alpha=args.alpha)

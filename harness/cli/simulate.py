@@ -1,0 +1,46 @@
+"""`compaction-harness simulate`: replay one session through a policy without a model."""
+
+from __future__ import annotations
+
+import argparse
+
+import harness.cli.options as options
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    simulate = commands.add_parser("simulate", help="replay one session through a policy without a model")
+    simulate.add_argument("target", metavar="SESSION|CASE_DIR")
+    options.add_policy_options(simulate)
+    simulate.add_argument("--estimator", choices=("chars4", "o200k", "cl100k"), default="chars4",
+                          help="what the trigger counts with (the runtime uses chars4)")
+    simulate.add_argument("--tokenizer", choices=("o200k", "cl100k"), default="o200k",
+                          help="the true counts reported beside the estimate")
+    options.add_model(simulate, "--summarizer",
+                      "summarize with a model (builtin, openai:MODEL, ...); default: a placeholder")
+    options.add_json(simulate)
+    simulate.add_argument("--sweep", action="store_true", help="one row per window x reserve")
+    simulate.add_argument("--windows", help="comma-separated windows for --sweep (default: the case's)")
+    simulate.add_argument("--reserves", default="4096,8192,16384,32768,65536",
+                          help="comma-separated reserves for --sweep (default: %(default)s)")
+    options.add_plot(simulate, "with --sweep: compactions and risks against reserve")
+    simulate.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    from harness.compaction.summarizer import model_summarizer
+    from harness.render.simulate import show_simulations, show_sweep
+    from harness.studies.simulate import Simulator, config_for, load_target, parse_int_list
+
+    target = load_target(args.target)
+    extra = {"summarizer": model_summarizer(args.summarizer)} if args.summarizer else {}
+    simulator = Simulator(target, estimator=args.estimator, tokenizer=args.tokenizer, **extra)
+    config = config_for(target, dict(options.parse_settings(args.settings)))
+    policies = args.policy or ["default"]
+    if args.sweep:
+        windows = parse_int_list(args.windows, "--windows") if args.windows else [config.context_window]
+        reserves = parse_int_list(args.reserves, "--reserves")
+        rows = [row for policy in policies for row in simulator.sweep(policy, config, windows, reserves)]
+        show_sweep(target.name, rows, plot=args.plot, as_json=args.json)
+    else:
+        show_simulations([simulator.run(policy, config) for policy in policies], as_json=args.json)
+    return 0

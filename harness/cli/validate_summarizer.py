@@ -1,0 +1,36 @@
+"""`compaction-harness validate-summarizer`: the same model against a cheaper summarizer, with a verdict."""
+
+from __future__ import annotations
+
+import argparse
+
+import harness.cli.options as options
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    verdict = commands.add_parser("validate-summarizer", help="quality and cost: the same model against a cheaper "
+                                                              "summarizer, with a one-sentence verdict")
+    options.add_model(verdict, "--model", "the session model (builtin, PROVIDER:MODEL[@emulator])", required=True)
+    options.add_model(verdict, "--alt-model", "the cheaper summarizer to weigh against it", required=True)
+    options.add_case_selection(verdict)
+    verdict.add_argument("--out", default="results/validate-summarizer", help="folder (default: %(default)s)")
+    options.add_record_options(verdict, record_default=None,
+                               record_help="cassettes (default: new for API and emulator specs: record what is "
+                                           "missing)",
+                               cassettes_default=None, cassettes_help="cassette folder (default: OUT/cassettes)")
+    options.add_prices(verdict)
+    options.add_concurrency(verdict)
+    options.add_json(verdict)
+    verdict.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    from harness.cases import discover
+    from harness.render.verdict import show_verdict
+    from harness.studies.verdict import validate_summarizer
+
+    validation = validate_summarizer(discover(args.cases_dir, args.cases or None), args.model, args.alt_model,
+                                     args.out, record_mode=args.record_mode, cassettes=args.cassettes,
+                                     prices=args.prices, concurrency=args.concurrency)
+    show_verdict(validation, as_json=args.json)
+    return 0

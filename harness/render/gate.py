@@ -1,0 +1,84 @@
+"""A gate verdict for a reader: the terminal table, JUnit XML (one test case per probe) and a markdown
+summary for a CI job page."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from harness.render.console import stdout
+from harness.render.format import percent
+from harness.studies.gate import Verdict
+
+
+def junit_xml(verdict: Verdict, run_id: str) -> str:
+    suite = ET.Element("testsuite", name=f"compaction-harness {run_id}", tests=str(len(verdict.rows)),
+                       failures=str(len(verdict.regressions) + (1 if verdict.failures else 0)))
+    regressed = set(verdict.regressions)
+    for key, row in verdict.rows.items():
+        case_id, _, probe_id = key.rpartition("/")
+        case = ET.SubElement(suite, "testcase", classname=case_id, name=probe_id)
+        if key in regressed:
+            ET.SubElement(case, "failure", message=f"{row['kind']} probe passed in the baseline and fails now")
+        elif not row["valid"]:
+            ET.SubElement(case, "skipped", message="invalid: fails on the full history")
+        elif row["now"] is False:
+            ET.SubElement(case, "system-out").text = "fails now and failed in the baseline"
+    for number, failure in enumerate(verdict.failures, start=1):
+        case = ET.SubElement(suite, "testcase", classname="aggregates", name=f"threshold-{number}")
+        ET.SubElement(case, "failure", message=failure)
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True)
+
+
+def markdown(verdict: Verdict, run_id: str, baseline_path: str) -> str:
+    status = "FAIL" if verdict.exit_code else "PASS"
+    s = verdict.stats
+    lines = [f"## compaction-harness gate: {status}", "",
+             f"Run `{run_id}` against `{baseline_path}` ({'deterministic' if verdict.deterministic else 'live'}, "
+             f"grade `{verdict.grade}`): {s['pairs']} paired probes, pass rate "
+             f"{percent(s['baseline_rate'])} -> {percent(s['now_rate'])}, McNemar p={s['p_value']:.4f}.", ""]
+    for title, keys in (("Regressions", verdict.regressions), ("Improvements", verdict.improvements)):
+        lines += [f"### {title} ({len(keys)})", ""]
+        lines += [f"- `{k}` ({verdict.rows[k]['kind']})" for k in keys] or ["none"]
+        lines.append("")
+    if verdict.failures:
+        lines += ["### Thresholds", "", *(f"- {f}" for f in verdict.failures), ""]
+    return "\n".join(lines)
+
+
+def print_verdict(verdict: Verdict, console: Console) -> None:
+    s = verdict.stats
+    table = Table(title=f"gate ({'deterministic' if verdict.deterministic else 'live'}, grade {verdict.grade})")
+    for column in ("probe", "kind", "baseline", "now", "change"):
+        table.add_column(column)
+    for key in verdict.regressions:
+        row = verdict.rows[key]
+        table.add_row(key, row["kind"], "pass", "fail", "[red]regression[/]")
+    for key in verdict.improvements:
+        row = verdict.rows[key]
+        table.add_row(key, row["kind"], "fail", "pass", "[green]improvement[/]")
+    if verdict.regressions or verdict.improvements:
+        console.print(table)
+    console.print(f"{s['pairs']} paired probes: {percent(s['baseline_rate'])} -> {percent(s['now_rate'])}, "
+                  f"{len(verdict.regressions)} lost, {len(verdict.improvements)} gained, McNemar p={s['p_value']:.4f}")
+    for failure in verdict.failures:
+        console.print(f"[red]threshold[/]: {failure}")
+    console.print("[red]FAIL[/]" if verdict.exit_code else "[green]PASS[/]")
+
+
+def show_gate(verdict: Verdict, run_id: str, baseline_path: str, *, junit: str | None = None,
+              markdown_path: str | None = None) -> None:
+    """The files asked for (JUnit XML, markdown), then the terminal verdict."""
+    if junit:
+        Path(junit).write_text(junit_xml(verdict, run_id), encoding="utf-8")
+    if markdown_path:
+        Path(markdown_path).write_text(markdown(verdict, run_id, baseline_path), encoding="utf-8")
+    print_verdict(verdict, stdout())
+
+
+def show_baseline(baseline: dict[str, Any], path: str) -> None:
+    stdout().print(f"baseline written: {path} ({len(baseline['probes'])} probes, grade {baseline['grade']})")

@@ -1,0 +1,19 @@
+"""The cost study's request shapes as tables and plots name them."""
+
+from __future__ import annotations
+
+from harness.studies.costs import bare
+
+SHAPE_TITLES = {"cache-on": "same model, cache on", "cache-off": "same model, cache off",
+                "fresh": "fresh prompt (prefix broken)"}
+
+
+def shape_title(shape: str) -> str:
+    return "cheaper model (no shared cache)" if shape.startswith("alt:") else SHAPE_TITLES.get(shape, shape)
+
+
+def shape_label(shape: str) -> str:
+    """The title broken over lines for a plot's axis; a cheaper model is named."""
+    if shape.startswith("alt:"):
+        return f"cheaper model\n{bare(shape[4:])}"
+    return shape_title(shape).replace(", ", ",\n").replace(" (", "\n(")
