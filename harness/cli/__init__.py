@@ -100,7 +100,7 @@ def render_simulation(result) -> None:
 
 
 def render_sweep(name: str, rows: list[dict]) -> None:
-    from harness.compaction.compactor import RISK_KINDS
+    from harness.compaction import RISK_KINDS
 
     table = Table(title=f"reserve sweep: {name}")
     for column in ("policy", "window", "reserve", "compactions", *RISK_KINDS):
