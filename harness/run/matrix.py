@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from harness.cases.schema import Case
-from harness.compaction.compactor import Compactor, Replay
+from harness.compaction import Compactor, Replay, SummaryCall
 from harness.errors import HarnessError
 from harness.metrics import age_bucket, check_summary
 from harness.models.base import ModelClient, check_spec, open_client
@@ -138,9 +138,8 @@ def evaluate_case(case: Case, config: RunConfig, repeat: int = 0) -> dict[str, A
     started = time.perf_counter()
     clients = Clients(config, case.id if not repeat else f"{case.id}.r{repeat}")
     try:
-        summarizer = Folding(ModelSummarizer(clients.get(config.summarizer_spec),
-                                             check_spec(config.summarizer_spec).model, cache=config.cache,
-                                             sections=config.sections))
+        summarizer = ModelSummarizer(clients.get(config.summarizer_spec), check_spec(config.summarizer_spec).model,
+                                     cache=config.cache, sections=config.sections)
         policy = make_policy(config.policy, policy_config(case, config))
         if config.at_points:
             from harness.policy.recorded import at_recorded_points
@@ -156,16 +155,17 @@ def evaluate_case(case: Case, config: RunConfig, repeat: int = 0) -> dict[str, A
         graded = time.perf_counter()
     finally:
         clients.close()
+    calls = [(call.request, call.result) for call in replay.summaries]
     return {
         "case": case.id, "pool": case.pool, "repeat": repeat, "status": "ok",
         "messages": len(case.session.messages),
         "events": [_event_json(e) for e in replay.events],
         "risk_counts": replay.risk_counts(),
-        "summaries": [_summary_json(case, replay, req, res, config) for req, res in summarizer.calls]
+        "summaries": [_summary_json(case, call, config) for call in replay.summaries]
                      + _recorded_summaries_json(case, replay),
         "probes": probes,
-        "usage": _usage_totals(summarizer.calls),
-        "cost": summary_cost(summarizer.calls, config),
+        "usage": _usage_totals(calls),
+        "cost": summary_cost(calls, config),
         "timings": {"replay_s": round(replayed - started, 4), "grading_s": round(graded - replayed, 4),
                     "compactions": [_timing_json(e) for e in replay.events]},
         "contexts": {point: _snapshot_json(s) for point, s in sorted(replay.snapshots.items())},
@@ -222,15 +222,17 @@ def _snapshot_json(snapshot) -> dict[str, Any]:
             "true_tokens": snapshot.true_tokens, "summary": snapshot.summary}
 
 
-def _summary_json(case: Case, replay: Replay, request: SummaryInput, result: SummaryResult,
-                  config: RunConfig) -> dict[str, Any]:
-    event = replay.events[request.number - 1]
-    superseded = [value for probe in case.probes if probe.kind == "update" and probe.planted_at < event.tail_start
+def _summary_json(case: Case, call: SummaryCall, config: RunConfig) -> dict[str, Any]:
+    """A summary measured against its own compaction; a rejected one (no compaction) is marked so."""
+    request, result = call.request, call.result
+    superseded = [value for probe in case.probes if probe.kind == "update" and probe.planted_at < call.tail_start
                   for value in probe.none]
-    check = check_summary(request.number, result.text, request.head, request.previous_summary,
-                          event.summary_request_tokens, event.summary_tokens, config.sections, superseded)
+    check = check_summary(call.event.number if call.event else None, result.text, request.head,
+                          request.previous_summary, call.request_tokens, call.summary_tokens, config.sections,
+                          superseded)
     return {**check.to_json(), "model": result.model, "finish_reason": result.finish_reason,
-            "truncated": bool(result.extra.get("truncated")), "latency_source": result.latency_source}
+            "truncated": bool(result.extra.get("truncated")), "latency_source": result.latency_source,
+            **({"rejected": True} if call.rejected else {})}
 
 
 def _recorded_summaries_json(case: Case, replay: Replay) -> list[dict[str, Any]]:
