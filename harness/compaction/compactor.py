@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from harness.compaction.context import LiveContext, Replay
-from harness.compaction.events import (CompactionEvent, PruneEvent, Risk, SummaryCall, Timing, Totals,
-                                       compaction_event)
+from harness.compaction.events import CompactionEvent, PruneEvent, Risk, SummaryCall, Totals, compaction_event
 from harness.compaction.fold import NOTHING, Fold, prepare, with_appendix
 from harness.compaction.summarizer import Summarizer, SummaryInput, SummaryResult, summary_block
 from harness.policy.base import ContextView, Plan, Policy, SendPoint
@@ -130,7 +129,7 @@ class Compactor:
         event = compaction_event(
             number, fold.send_index, fold.source, head_start=head_start, tail=tail, before=before, after=after,
             summary_tokens=summary_tokens, request_tokens=fold.request_tokens,
-            timing=Timing(time.perf_counter() - started, waiting), result=result,
+            started=started, waiting_s=waiting, result=result,
             budget_tokens=fold.ask.request.budget_tokens if fold.ask else 0)
         self.replay.events.append(event)
         if result is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
@@ -56,36 +57,28 @@ class Totals(NamedTuple):
     true: int
 
 
-@dataclass(frozen=True)
-class Timing:
-    """Wall seconds of one compaction, and the part of it spent waiting on the summarizer's model."""
-
-    wall_s: float
-    waiting_s: float = 0.0
-
-    @property
-    def harness_s(self) -> float:
-        return max(0.0, self.wall_s - self.waiting_s)
-
-
 def compaction_event(number: int, send_index: int, source: str, *, head_start: int, tail: Tail, before: Totals,
-                     after: Totals, summary_tokens: int, request_tokens: int, timing: Timing,
-                     result: SummaryResult | None = None, budget_tokens: int = 0) -> CompactionEvent:
+                     after: Totals, summary_tokens: int, request_tokens: int, started: float,
+                     waiting_s: float = 0.0, result: SummaryResult | None = None,
+                     budget_tokens: int = 0) -> CompactionEvent:
     """The one way an event is made, for every kind of fold. `result` is the summarizer's answer (source
-    `summarizer` only); the other sources fold a text that needed no model call."""
+    `summarizer` only); the other sources fold a text that needed no model call. The wall time runs from
+    `started` (a perf_counter reading) to this event's making, so all harness work of the compaction is in
+    it; `waiting_s` (the time inside the model client) is the only part not counted as the harness's."""
     if result is None:
         summarizer, latency_source = _WITHOUT_CALL[source]
         model_s, finish_reason, usage, budget_tokens = 0.0, "stop", None, 0
     else:
         summarizer, latency_source = result.model, result.latency_source
         model_s, finish_reason, usage = result.model_time_s, result.finish_reason, _usage_dict(result.usage)
+    wall_s = time.perf_counter() - started
     return CompactionEvent(
         number=number, send_index=send_index, source=source, head_start=head_start, tail_start=tail.start,
         turns_kept=tail.turns, steps_kept=tail.steps, truncated_to_step=tail.truncated_to_step,
         tokens_before_est=before.est, tokens_before_true=before.true,
         tokens_after_est=after.est, tokens_after_true=after.true,
         summary_tokens=summary_tokens, summary_request_tokens=request_tokens,
-        wall_time_s=timing.wall_s, harness_time_s=timing.harness_s, model_time_s=model_s,
+        wall_time_s=wall_s, harness_time_s=max(0.0, wall_s - waiting_s), model_time_s=model_s,
         latency_source=latency_source, summarizer=summarizer, finish_reason=finish_reason, usage=usage,
         summary_budget_tokens=budget_tokens)
 
