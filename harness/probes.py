@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from harness.cases.schema import Probe
-from harness.compaction.compactor import ContextSnapshot
+from harness.compaction import ContextSnapshot
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse
 from harness.session import Message, Session, message_text
 from harness.compaction.summarizer import chat_message

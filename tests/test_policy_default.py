@@ -31,7 +31,7 @@ def five_small_turns():
 def test_all_three_turns_fit():
     session = five_small_turns().session()
     plan = turn_first_tail(config(), view(session))
-    assert (plan.tail_start, plan.turns_kept, plan.steps_kept, plan.truncated_to_step) == (8, 3, 6, False)
+    assert (plan.tail_start, plan.tail.turns, plan.tail.steps, plan.tail.truncated_to_step) == (8, 3, 6, False)
 
 
 def test_oldest_turns_dropped_until_the_tail_fits():
@@ -42,7 +42,7 @@ def test_oldest_turns_dropped_until_the_tail_fits():
     b.user(10); b.step(7000)          # turn 3: 9..11 (~7.03K)
     plan = turn_first_tail(config(), view(b.session()))
     # turns 1-3 are ~24K > 16384: drop turn 1; turns 2-3 are ~15K and fit.
-    assert (plan.tail_start, plan.turns_kept, plan.steps_kept) == (6, 2, 2)
+    assert (plan.tail_start, plan.tail.turns, plan.tail.steps) == (6, 2, 2)
 
 
 def test_one_turn_over_the_cap_is_cut_to_its_last_step():
@@ -50,7 +50,7 @@ def test_one_turn_over_the_cap_is_cut_to_its_last_step():
     b.user(10); b.step()                             # turn 0: 0..1
     b.user(10); b.step(9000); b.step(9000); b.step(3)  # turn 1: user 2, steps at 3, 5, 7
     plan = turn_first_tail(config(tail_turns=1), view(b.session()))
-    assert (plan.tail_start, plan.turns_kept, plan.steps_kept, plan.truncated_to_step) == (7, 1, 1, True)
+    assert (plan.tail_start, plan.tail.turns, plan.tail.steps, plan.tail.truncated_to_step) == (7, 1, 1, True)
 
 
 def test_last_turn_alone_over_the_cap_after_dropping_older_turns():
@@ -59,7 +59,7 @@ def test_last_turn_alone_over_the_cap_after_dropping_older_turns():
     b.user(10); b.step(100)                           # turn 1: 3..5
     b.user(10); b.step(12000); b.step(12000)          # turn 2: user 6, steps 7, 9
     plan = turn_first_tail(config(), view(b.session()))
-    assert (plan.tail_start, plan.truncated_to_step) == (9, True)
+    assert (plan.tail_start, plan.tail.truncated_to_step) == (9, True)
 
 
 def test_one_step_over_the_cap_is_kept_whole():
@@ -67,7 +67,7 @@ def test_one_step_over_the_cap_is_kept_whole():
     b.user(10); b.step(100)                # 0..2
     b.user(10); b.step(40000)              # user 3, step 4..5 (40K alone, over the cap)
     plan = turn_first_tail(config(), view(b.session()))
-    assert (plan.tail_start, plan.steps_kept, plan.truncated_to_step) == (4, 1, True)
+    assert (plan.tail_start, plan.tail.steps, plan.tail.truncated_to_step) == (4, 1, True)
     assert view(b.session()).span_tokens(4, 6) > 16384  # never less than one step
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from harness.cli import main
-from harness.compaction.compactor import PRUNED_MARKER, Compactor
+from harness.compaction import PRUNED_MARKER, Compactor
 from harness.policy import ContextView, PolicyConfig, SendPoint, make_policy, policy_names
 from harness.policy.peers import (ClaudeCodePolicy, CodexPolicy, GeminiCliPolicy, OpencodePolicy, PiPolicy)
 from harness.session import Message, Session, dumps_session
@@ -85,7 +85,7 @@ def test_pi_defaults_are_its_own_reserve_and_summary_budget():
     b = Builder()
     for _ in range(4):
         b.user(10); b.step(9000)
-    assert pi.plan(view(b.session())).summary_tokens == int(0.8 * 16_384)
+    assert pi.plan(view(b.session())).summary.budget_tokens == int(0.8 * 16_384)
 
 
 def test_opencode_usable_window_56k_with_a_12k_reservation():
@@ -156,7 +156,7 @@ def test_pi_keeps_about_20000_tokens_and_never_cuts_at_a_tool_result():
     plan = PiPolicy(PolicyConfig(context_window=64_000)).plan(view(session))
     # walking back: 3005+9005 (=12010) then tool 7 brings it past 20000; the nearest cut at or after 7 is 8
     assert plan.tail_start == 8 and session.messages[plan.tail_start].role == "user"
-    assert not plan.truncated_to_step
+    assert not plan.tail.truncated_to_step
     assert view(session).span_tokens(8, len(session.messages)) <= 20_000
 
 
@@ -166,7 +166,7 @@ def test_pi_cut_inside_the_last_step_keeps_that_step_whole():
     b.user(10); b.step(30_000)                       # user 3, step 4..5: the tool result alone is over 20000
     session = b.session()
     plan = PiPolicy(PolicyConfig(context_window=64_000)).plan(view(session))
-    assert plan.tail_start == 4 and plan.truncated_to_step and plan.split_turn_start == 3
+    assert plan.tail_start == 4 and plan.tail.truncated_to_step and plan.tail.split_turn_start == 3
 
 
 def test_no_peer_cut_lands_on_a_tool_result():
@@ -234,7 +234,7 @@ def test_opencode_keeps_whole_turns_within_its_budget():
         b.user(10); b.step(size)                      # turns of ~3K, 5K, 4K, 4K; users at 0, 3, 6, 9
     policy = OpencodePolicy(PolicyConfig(context_window=100_000, max_output_tokens=32_000), reserved_tokens=12_000)
     plan = policy.plan(view(b.session()))               # budget 14000: 4K + 4K + 5K fit, 3K more does not
-    assert (plan.tail_start, plan.turns_kept, plan.truncated_to_step) == (3, 3, False)
+    assert (plan.tail_start, plan.tail.turns, plan.tail.truncated_to_step) == (3, 3, False)
 
 
 def test_opencode_splits_a_turn_when_not_even_the_newest_fits():
@@ -243,7 +243,7 @@ def test_opencode_splits_a_turn_when_not_even_the_newest_fits():
     b.user(10); b.step(9000); b.step(6000); b.step(5000)  # user 3, steps 4, 6, 8
     policy = OpencodePolicy(PolicyConfig(context_window=100_000, max_output_tokens=32_000), reserved_tokens=12_000)
     plan = policy.plan(view(b.session()))
-    assert (plan.tail_start, plan.steps_kept, plan.truncated_to_step) == (6, 2, True)
+    assert (plan.tail_start, plan.tail.steps, plan.tail.truncated_to_step) == (6, 2, True)
 
 
 def pruning_session():
@@ -355,7 +355,7 @@ def test_gemini_cli_keeps_the_last_30_percent_by_characters_from_a_user_message(
     session = b.session()
     plan = GeminiCliPolicy(PolicyConfig(context_window=100_000)).plan(view(session))
     assert plan.tail_start == 21 and session.messages[21].role == "user"  # 7 of 10 turns before it
-    assert plan.summarize and plan.reject_if_larger
+    assert plan.summary is not None and plan.reject_if_larger
 
 
 def test_gemini_cli_rejects_a_summary_that_grows_the_context_then_only_truncates():

@@ -1,7 +1,7 @@
 """Matchers, the three controls, and grading."""
 
 from harness.cases.schema import Probe
-from harness.compaction.compactor import ContextSnapshot
+from harness.compaction import ContextSnapshot
 from harness.metrics import check_summary, mcnemar_exact, normalised_retention, wilson
 from harness.probes import conditions, match, normalise, parse_judgement, retained
 from harness.session import Message, Session, ToolCall

@@ -138,7 +138,7 @@ def test_policy_tail_keeps_the_policys_own_tail_at_the_same_points(tmp_path):
     assert [(e.send_index, e.tail_start, e.summary_budget_tokens) for e in replay.events] == \
            [(4, 3, budgets[0]), (8, 7, budgets[1])]
     assert policy.name == "default@recorded-points"
-    assert not hasattr(policy, "prune")  # hooks pass through only when the wrapped policy has them
+    assert not policy.prunes  # the hooks pass through: the wrapped default policy prunes nothing
 
 
 def test_trigger_is_off_at_recorded_points(tmp_path):

@@ -7,6 +7,7 @@ block of the configured size, so `simulate` can measure the policy's mechanics o
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -52,6 +53,9 @@ class SummaryResult:
     latency_source: str = "modelled"  # live | recorded | modelled
     finish_reason: str = "stop"
     extra: dict[str, Any] = field(default_factory=dict)
+    # Wall seconds spent inside the model client; building the request around it is harness work.
+    # None: the summarizer does not say, and all of its call counts as waiting on the model.
+    client_time_s: float | None = None
 
 
 class Summarizer(Protocol):
@@ -139,12 +143,15 @@ class ModelSummarizer:
         return self.client.spec if hasattr(self.client, "spec") else self.model
 
     def summarize(self, request: SummaryInput) -> SummaryResult:
-        response = self.client.complete(summary_request(request, self.model, shape=self.shape, cache=self.cache,
-                                                        sections=self.sections))
+        model_request = summary_request(request, self.model, shape=self.shape, cache=self.cache,
+                                        sections=self.sections)
+        called = time.perf_counter()
+        response = self.client.complete(model_request)
+        client_time_s = time.perf_counter() - called
         self.responses.append(response)
         return SummaryResult(response.text, self.name, response.usage, response.latency_s,
                              response.latency_source, response.finish_reason,
-                             {"truncated": response.truncated})
+                             {"truncated": response.truncated}, client_time_s)
 
 
 def model_summarizer(spec: str, **options: Any) -> ModelSummarizer:

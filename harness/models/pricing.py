@@ -145,3 +145,9 @@ def cost(usage: Usage, model: str, prices: PriceTable | None = None, *, long_ttl
                + usage.cache_write_tokens * write_rate * write_x
                + usage.output_tokens * row.output * out_x)
     return dollars / PER_MILLION
+
+
+def bare(model: str) -> str:
+    """The model name as the provider's API takes it (no provider prefix, no base URL)."""
+    name = model.strip().split("@", 1)[0]
+    return name.split(":", 1)[1] if ":" in name else name

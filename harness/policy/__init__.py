@@ -1,10 +1,8 @@
-"""Compaction policies. Importing the package registers every built-in policy by name."""
+"""Compaction policies: the interface (`base`), the built-in policies, and the names that select them."""
 
-from harness.policy import default  # noqa: F401
-from harness.policy import peers  # noqa: F401
-from harness.policy import recorded  # noqa: F401
-from harness.policy.base import (ContextView, Plan, Policy, PolicyConfig, SendPoint, make_policy,
-                                 policy_names, register)
+from harness.policy.base import (ContextView, ModelSummary, Plan, Policy, PolicyConfig, RecordedSummary, SendPoint,
+                                 Tail)
+from harness.policy.registry import BUILTIN, Registry, make_policy, policy_names, register
 
-__all__ = ["ContextView", "Plan", "Policy", "PolicyConfig", "SendPoint", "make_policy", "policy_names",
-           "register"]
+__all__ = ["BUILTIN", "ContextView", "ModelSummary", "Plan", "Policy", "PolicyConfig", "RecordedSummary",
+           "Registry", "SendPoint", "Tail", "make_policy", "policy_names", "register"]

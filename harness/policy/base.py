@@ -1,13 +1,15 @@
-"""What every policy shares: its configuration, the send point it judges, the plan it returns.
+"""What every policy shares: its configuration, the send point it judges, the view it reads, the plan it
+returns, and the `Policy` base with its optional hooks.
 
 Policies are pure: they see token counts and the turn/step structure of the live context, never a
-model or a file. A small registry maps names (`default`, later the peers) to policy factories.
+model or a file. Names are mapped to policies in `harness.policy.registry`; this module imports none of them.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
-from typing import AbstractSet, Callable, Iterator, NamedTuple, Protocol
+from typing import AbstractSet, Callable, Iterator, NamedTuple
 
 from harness.errors import HarnessError
 from harness.session import Session, Turn
@@ -96,66 +98,95 @@ class ContextView:
 
 
 @dataclass(frozen=True)
-class Plan:
-    """Where the tail starts; everything live before it is the head (folded into the summary)."""
+class Tail:
+    """What stays verbatim: `messages[start:]`, and `kept_head` ahead of the new summary."""
 
-    tail_start: int
-    turns_kept: int
-    steps_kept: int
-    truncated_to_step: bool
-    summarize: bool = True  # False: the head is dropped with no summary (the `truncate` floor)
-    # Peer extras; the defaults are the policy under test.
+    start: int
+    turns: int  # turns the tail touches
+    steps: int  # steps (assistant messages) the tail holds
+    truncated_to_step: bool  # the tail starts inside a turn: that turn's user message is in the head
+    split_turn_start: int | None = None  # the turn the tail splits opens here: its prefix is in the head (pi)
     kept_head: tuple[int, ...] = ()  # messages kept verbatim ahead of the new summary (codex: user messages)
-    summary_tokens: int | None = None  # the summarizer's output budget (None: config.summary_tokens)
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """How the summarizer is asked to write the new summary. The defaults are the policy under test."""
+
+    budget_tokens: int | None = None  # the summarizer's output budget (None: config.summary_tokens)
     tool_result_chars: int | None = None  # tool results cut to this many characters in the summarizer input
-    split_turn_start: int | None = None  # the tail splits the turn opened here: its prefix is in the head
-    reject_if_larger: bool = False  # keep the old context when the summary would make it larger
-    trim_summary_request: bool = False  # drop the oldest head messages until the summary request fits
-    summary_appendix: str | None = None  # text the harness appends to the new summary (pi's file lists)
-    recorded_summary: str | None = None  # fold this recorded summary as is, no model call (the `recorded` policy)
+    trim_request: bool = False  # drop the oldest head messages until the summary request fits (codex)
+    appendix: str | None = None  # text the harness appends to the new summary (pi's file lists)
 
 
-class Policy(Protocol):
+@dataclass(frozen=True)
+class RecordedSummary:
+    """A summary folded as it was recorded: no model call, no harness header (the `recorded` policy)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a compaction keeps, how the head becomes a summary, and whether a larger result is refused.
+
+    `summary` None drops the head with no summary (the `truncate` floor)."""
+
+    tail: Tail
+    summary: ModelSummary | RecordedSummary | None = ModelSummary()
+    reject_if_larger: bool = False  # keep the old context when the summary would make it larger (gemini-cli)
+
+    @property
+    def tail_start(self) -> int:
+        return self.tail.start
+
+
+class Policy(ABC):
+    """A compaction policy: a trigger (`should_compact`) and a tail (`plan`), both pure.
+
+    The hooks below are optional: each has a no-op default, so the compactor calls them on every policy.
+    A stateful policy (an external adapter process, the recorded points) overrides the lifecycle ones."""
+
     name: str
     config: PolicyConfig
 
-    def should_compact(self, send: SendPoint) -> bool: ...
+    @abstractmethod
+    def should_compact(self, send: SendPoint) -> bool:
+        """Whether to compact before this send."""
 
-    def plan(self, view: ContextView) -> Plan: ...
+    @abstractmethod
+    def plan(self, view: ContextView) -> Plan:
+        """What the compaction keeps and how it summarizes, asked when `should_compact` fired."""
 
-    # Optional hooks, looked up with getattr by the compactor (the default policy has none):
-    #   prune(view) -> tuple[int, ...]    tool results to clear, asked at sends between whole turns
-    #   would_trigger(tokens) -> bool     the trigger on a token count alone (for the no_shrink risk)
-    #   begin(session, tokens, system_tokens) / folded(tail_start, kept, summary, summary_tokens) / end()
-    #                                     lifecycle of a stateful policy (an external adapter process)
-    #   compaction_points: set of message indices, read after begin(); before each of those messages the
-    #   compactor compacts with forced_plans(view) -> tuple[Plan, ...] whatever the trigger says
-    #                                     (the `recorded` policy and --at-recorded-points)
+    def would_trigger(self, tokens: int) -> bool:
+        """The trigger on a token count alone, to judge the `no_shrink` risk. False: the policy has no token
+        trigger (an external adapter, recorded points), so no compaction is judged."""
+        return False
 
+    @property
+    def prunes(self) -> bool:
+        """Whether `prune` is asked at all; False spares building a view on every send of the hot path."""
+        return False
 
-_REGISTRY: dict[str, Callable[[PolicyConfig], Policy]] = {}
+    def prune(self, view: ContextView) -> tuple[int, ...]:
+        """Tool results to clear (their output replaced by a marker), asked at sends between whole turns."""
+        return ()
 
+    def begin(self, session: Session, tokens: Callable[[int], int], system_tokens: int) -> None:
+        """Called once before a replay, with the estimated tokens of each message and of the system prompt."""
 
-def register(name: str):
-    def add(factory):
-        _REGISTRY[name] = factory
-        return factory
+    @property
+    def compaction_points(self) -> frozenset[int]:
+        """Message indices, read after `begin`, before which the compactor compacts whatever the trigger says,
+        with the plans of `forced_plans`."""
+        return frozenset()
 
-    return add
+    def forced_plans(self, view: ContextView) -> tuple[Plan, ...]:
+        """The plans for a compaction point (`view.end` is the point), oldest first."""
+        return ()
 
+    def folded(self, tail_start: int, kept: tuple[int, ...], summary: str | None, summary_tokens: int) -> None:
+        """Told after every fold: the new tail start, the kept messages, the summary block and its estimate."""
 
-def policy_names() -> list[str]:
-    return sorted(_REGISTRY)
-
-
-def make_policy(name: str, config: PolicyConfig) -> Policy:
-    import harness.policy  # noqa: F401  (registers the built-in policies)
-
-    if name.startswith("cmd:"):  # a policy run as a subprocess: cmd:"node adapter.js"
-        from harness.policy.external import ExternalPolicy
-
-        return ExternalPolicy.from_command(name[4:], config)
-    factory = _REGISTRY.get(name)
-    if factory is None:
-        raise HarnessError(f"unknown policy {name!r}: choose one of {', '.join(policy_names())}")
-    return factory(config)
+    def end(self) -> None:
+        """Called once after a replay, also when it failed."""

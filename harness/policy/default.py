@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.policy.base import ContextView, Plan, PolicyConfig, SendPoint, register
+from harness.policy.base import ContextView, Plan, Policy, PolicyConfig, SendPoint, Tail
 
 
 def reserve_trigger(config: PolicyConfig, tokens: int) -> bool:
@@ -20,7 +20,7 @@ def turn_first_tail(config: PolicyConfig, view: ContextView) -> Plan:
         if len(turns) == config.tail_turns:
             break
     if not turns:
-        return Plan(view.end, 0, 0, False)
+        return Plan(Tail(view.end, 0, 0, False))
     turns.reverse()  # oldest first
     size = view.span_tokens(turns[0].start, view.end)
     while len(turns) > 1 and size > config.tail_cap_tokens:
@@ -31,14 +31,13 @@ def turn_first_tail(config: PolicyConfig, view: ContextView) -> Plan:
         # One turn still over the cap: keep only its most recent step, whole, even if it alone exceeds
         # the cap. The turn's user message then lands in the head, so the summary carries the request.
         step_start = last.step_starts[-1]
-        return Plan(step_start, 1, 1, truncated_to_step=step_start > last.start)
+        return Plan(Tail(step_start, 1, 1, truncated_to_step=step_start > last.start))
     steps = sum(len(t.step_starts) for t in turns)
-    return Plan(turns[0].start, len(turns), steps, False)
+    return Plan(Tail(turns[0].start, len(turns), steps, False))
 
 
-@register("default")
 @dataclass(frozen=True)
-class DefaultPolicy:
+class DefaultPolicy(Policy):
     """The runtime's automatic compaction, as POLICY.md states it."""
 
     config: PolicyConfig

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, NoReturn
 
 from harness.errors import HarnessError
-from harness.policy.base import ContextView, Plan, PolicyConfig, SendPoint
+from harness.policy.base import ContextView, ModelSummary, Plan, Policy, PolicyConfig, SendPoint, Tail
 from harness.session import Session
 
 PROTOCOL_VERSION = 1
@@ -39,8 +39,8 @@ PLAN_FIELDS = {"action", "tail_start", "turns_kept", "steps_kept", "truncated_to
                "summary_tokens", "tool_result_chars", "kept_head"}
 
 
-class ExternalPolicy:
-    """The `Policy` protocol over a subprocess. Stateful: one process per replay (begin ... end)."""
+class ExternalPolicy(Policy):
+    """A `Policy` over a subprocess. Stateful: one process per replay (begin ... end)."""
 
     def __init__(self, command: str, config: PolicyConfig, timeout_s: float | None = None):
         try:
@@ -96,7 +96,7 @@ class ExternalPolicy:
         process.stdout.close()
         self._stderr.close()
 
-    # -- the Policy protocol --------------------------------------------------------------------
+    # -- the Policy interface -------------------------------------------------------------------
 
     def should_compact(self, send: SendPoint) -> bool:
         if self._process is None:
@@ -124,8 +124,8 @@ class ExternalPolicy:
         if plan.tail_start < view.end and self._roles[plan.tail_start] == "tool":
             self._fail(f"chose tail_start {plan.tail_start}, a tool result: a cut never separates a call "
                        f"from its result")
-        if any(not 0 <= i < view.end for i in plan.kept_head):
-            self._fail(f"kept_head {list(plan.kept_head)} names messages outside [0, {view.end})")
+        if any(not 0 <= i < view.end for i in plan.tail.kept_head):
+            self._fail(f"kept_head {list(plan.tail.kept_head)} names messages outside [0, {view.end})")
         return plan
 
     def folded(self, tail_start: int, kept: tuple[int, ...], summary: str | None, summary_tokens: int) -> None:
@@ -197,16 +197,13 @@ class ExternalPolicy:
         kept = field("kept_head", list, [])
         if not all(isinstance(i, int) and not isinstance(i, bool) for i in kept):
             self._fail(f"sent kept_head {kept!r}, not a list of message indices")
-        return Plan(
-            tail_start=field("tail_start", int, None),
-            turns_kept=field("turns_kept", int, 0),
-            steps_kept=field("steps_kept", int, 0),
-            truncated_to_step=field("truncated_to_step", bool, False),
-            summarize=field("summarize", bool, True),
-            kept_head=tuple(kept),
-            summary_tokens=field("summary_tokens", int, None, optional=True),
-            tool_result_chars=field("tool_result_chars", int, None, optional=True),
-        )
+        tail = Tail(start=field("tail_start", int, None), turns=field("turns_kept", int, 0),
+                    steps=field("steps_kept", int, 0), truncated_to_step=field("truncated_to_step", bool, False),
+                    kept_head=tuple(kept))
+        summarize = field("summarize", bool, True)
+        summary = ModelSummary(budget_tokens=field("summary_tokens", int, None, optional=True),
+                               tool_result_chars=field("tool_result_chars", int, None, optional=True))
+        return Plan(tail, summary if summarize else None)
 
 
 def _timeout_from_env() -> float:

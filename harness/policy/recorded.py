@@ -10,17 +10,19 @@
   summaries are compared at equal size.
 
 Both read the session in `begin` (the compactor calls it before the replay) and name their points through the
-`compaction_points` / `forced_plans` hooks of `harness.policy.base`.
+`compaction_points` / `forced_plans` hooks of `harness.policy.base.Policy`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Callable
 
 from harness.errors import HarnessError
-from harness.policy.base import ContextView, Plan, Policy, PolicyConfig, SendPoint, register
+from harness.policy.base import (ContextView, ModelSummary, Plan, Policy, PolicyConfig, RecordedSummary, SendPoint,
+                                 Tail)
 from harness.session import CompactionRecord, Session
+from harness.tokens import counter
 
 TAILS = ("recorded", "policy")
 
@@ -82,12 +84,15 @@ def points_by_position(session: Session) -> dict[int, tuple[RecordedPoint, ...]]
 
 
 def recorded_plan(point: RecordedPoint) -> Plan:
-    return Plan(point.covers, 0, 0, False, kept_head=point.kept, recorded_summary=point.summary)
+    return Plan(recorded_tail(point), RecordedSummary(point.summary))
 
 
-@register("recorded")
+def recorded_tail(point: RecordedPoint) -> Tail:
+    return Tail(point.covers, 0, 0, False, kept_head=point.kept)
+
+
 @dataclass
-class RecordedPolicy:
+class RecordedPolicy(Policy):
     """The session's own compactions, exactly where they happened. Stateful per replay (`begin` reads the session)."""
 
     config: PolicyConfig
@@ -105,18 +110,18 @@ class RecordedPolicy:
         return False  # no trigger: only the recorded points compact
 
     def plan(self, view: ContextView) -> Plan:
-        return Plan(view.end, 0, 0, False)  # never asked (no trigger); keeps the protocol whole
+        return Plan(Tail(view.end, 0, 0, False))  # never asked (no trigger); keeps the interface whole
 
     def forced_plans(self, view: ContextView) -> tuple[Plan, ...]:
         return tuple(recorded_plan(p) for p in self.points.get(view.end, ()))
 
 
 @dataclass
-class AtRecordedPoints:
+class AtRecordedPoints(Policy):
     """Another policy compacting exactly at the recorded points, its own trigger off.
 
-    Hooks the wrapped policy has (prune, folded, end, would_trigger) are passed through by `__getattr__`, so
-    the compactor sees exactly the hooks the wrapped policy defines."""
+    The wrapped policy's other hooks (prune, folded, end, would_trigger) are passed through, so the compactor
+    sees the wrapped policy's behaviour everywhere but the trigger and the compaction points."""
 
     inner: Policy
     tail: str = "recorded"
@@ -130,11 +135,6 @@ class AtRecordedPoints:
         if self.summary_tokens is not None and self.summary_tokens <= 0:
             raise HarnessError(f"--summary-tokens must be positive, not {self.summary_tokens}")
 
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":  # not set yet (copying, unpickling): never recurse
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
     @property
     def name(self) -> str:
         return f"{self.inner.name}@recorded-points"
@@ -146,12 +146,8 @@ class AtRecordedPoints:
     def begin(self, session: Session, tokens: Callable[[int], int], system_tokens: int) -> None:
         self.points = points_by_position(session)
         if self.count_tokens is None:
-            from harness.tokens import counter
-
             self.count_tokens = counter("o200k").count_text
-        begin = getattr(self.inner, "begin", None)
-        if begin is not None:
-            begin(session, tokens, system_tokens)
+        self.inner.begin(session, tokens, system_tokens)
 
     @property
     def compaction_points(self) -> frozenset[int]:
@@ -163,17 +159,33 @@ class AtRecordedPoints:
     def plan(self, view: ContextView) -> Plan:
         return self.inner.plan(view)
 
+    def would_trigger(self, tokens: int) -> bool:
+        return self.inner.would_trigger(tokens)
+
+    @property
+    def prunes(self) -> bool:
+        return self.inner.prunes
+
+    def prune(self, view: ContextView) -> tuple[int, ...]:
+        return self.inner.prune(view)
+
+    def folded(self, tail_start: int, kept: tuple[int, ...], summary: str | None, summary_tokens: int) -> None:
+        self.inner.folded(tail_start, kept, summary, summary_tokens)
+
+    def end(self) -> None:
+        self.inner.end()
+
     def budget(self, point: RecordedPoint) -> int:
         return self.summary_tokens or max(1, self.count_tokens(point.summary))
 
     def forced_plans(self, view: ContextView) -> tuple[Plan, ...]:
         plans = []
         for point in self.points.get(view.end, ()):
-            if self.tail == "recorded":
-                plan = Plan(point.covers, 0, 0, False, kept_head=point.kept)
-            else:
-                plan = self.inner.plan(view)
-            plans.append(replace(plan, summary_tokens=self.budget(point)))
+            plan = Plan(recorded_tail(point)) if self.tail == "recorded" else self.inner.plan(view)
+            summary = plan.summary
+            if isinstance(summary, ModelSummary):  # a truncating policy stays one: no summary, no budget
+                summary = replace(summary, budget_tokens=self.budget(point))
+            plans.append(replace(plan, summary=summary))
         return tuple(plans)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.studies.costs import bare
+from harness.models.pricing import bare
 
 SHAPE_TITLES = {"cache-on": "same model, cache on", "cache-off": "same model, cache off",
                 "fresh": "fresh prompt (prefix broken)"}

@@ -169,9 +169,10 @@ class Timings:
 
 @dataclass(frozen=True)
 class SummaryRecord(_Flat):
-    """The checks of one summary (metrics.SummaryCheck) and what wrote it."""
+    """The checks of one summary (metrics.SummaryCheck) and what wrote it. A summary the policy rejected
+    (gemini-cli: it would grow the history) belongs to no compaction and says so (`rejected`, written only then)."""
 
-    compaction: int
+    compaction: int | None
     head_tokens: int
     summary_tokens: int
     compression_ratio: float | None
@@ -185,6 +186,13 @@ class SummaryRecord(_Flat):
     finish_reason: str
     truncated: bool
     latency_source: str
+    rejected: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        if not self.rejected:
+            del data["rejected"]
+        return data
 
 
 @dataclass(frozen=True)

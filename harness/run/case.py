@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.cases.schema import Case
-from harness.compaction.compactor import Compactor, Replay
-from harness.compaction.summarizer import ModelSummarizer, SummaryInput, SummaryResult
+from harness.compaction import Compactor, Replay, SummaryCall
+from harness.compaction.summarizer import ModelSummarizer
 from harness.errors import HarnessError
 from harness.metrics import age_bucket, check_summary
 from harness.models import ModelClient, cassette_path, open_client
@@ -43,23 +43,6 @@ class Clients:
             client.close()
 
 
-@dataclass
-class Folding:
-    """Wraps the summarizer to keep what each compaction was given and wrote (for summary checks)."""
-
-    inner: ModelSummarizer
-    calls: list[tuple[SummaryInput, SummaryResult]] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def summarize(self, request: SummaryInput) -> SummaryResult:
-        result = self.inner.summarize(request)
-        self.calls.append((request, result))
-        return result
-
-
 def evaluate_case(case: Case, config: RunConfig | RunPlan, repeat: int = 0) -> dict[str, Any]:
     """The case file's document (a dict, for callers that read the JSON form)."""
     return case_record(case, plan_run(config), repeat).to_json()
@@ -80,8 +63,8 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
     started = time.perf_counter()
     clients = Clients(plan, case.id if not repeat else f"{case.id}.r{repeat}")
     try:
-        summarizer = Folding(ModelSummarizer(clients.get(config.summarizer_spec), plan.summarizer.model,
-                                             cache=config.cache, sections=config.sections))
+        summarizer = ModelSummarizer(clients.get(config.summarizer_spec), plan.summarizer.model,
+                                     cache=config.cache, sections=config.sections)
         policy = make_policy(config.policy, plan.policy_config(case))
         if config.at_points:
             from harness.policy.recorded import at_recorded_points
@@ -98,15 +81,16 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
         graded = time.perf_counter()
     finally:
         clients.close()
-    summaries = [SummaryRecord.from_json(_summary_json(case, replay, req, res, config)) for req, res in summarizer.calls]
+    summaries = [SummaryRecord.from_json(_summary_json(case, call, config)) for call in replay.summaries]
+    calls = [(call.request, call.result) for call in replay.summaries]
     outcome = CaseOutcome(
         messages=len(case.session.messages),
         events=tuple(EventRecord.from_event(e) for e in replay.events),
         risk_counts=tuple(replay.risk_counts().items()),
         summaries=(*summaries, *_recorded_summaries(case, replay)),
         probes=tuple(probes),
-        usage=_usage_totals(summarizer.calls),
-        cost=summary_cost(summarizer.calls, plan),
+        usage=_usage_totals(calls),
+        cost=summary_cost(calls, plan),
         timings=Timings(round(replayed - started, 4), round(graded - replayed, 4),
                         tuple(TimingRecord.from_event(e) for e in replay.events)),
         contexts=tuple((point, ContextRecord.from_snapshot(s)) for point, s in sorted(replay.snapshots.items())))
@@ -142,15 +126,17 @@ def grade_probes(case: Case, replay: Replay, answerer: ModelClient, answerer_mod
     return results
 
 
-def _summary_json(case: Case, replay: Replay, request: SummaryInput, result: SummaryResult,
-                  config: RunConfig) -> dict[str, Any]:
-    event = replay.events[request.number - 1]
-    superseded = [value for probe in case.probes if probe.kind == "update" and probe.planted_at < event.tail_start
+def _summary_json(case: Case, call: SummaryCall, config: RunConfig) -> dict[str, Any]:
+    """A summary measured against its own compaction; a rejected one (no compaction) is marked so."""
+    request, result = call.request, call.result
+    superseded = [value for probe in case.probes if probe.kind == "update" and probe.planted_at < call.tail_start
                   for value in probe.none]
-    check = check_summary(request.number, result.text, request.head, request.previous_summary,
-                          event.summary_request_tokens, event.summary_tokens, config.sections, superseded)
+    check = check_summary(call.event.number if call.event else None, result.text, request.head,
+                          request.previous_summary, call.request_tokens, call.summary_tokens, config.sections,
+                          superseded)
     return {**check.to_json(), "model": result.model, "finish_reason": result.finish_reason,
-            "truncated": bool(result.extra.get("truncated")), "latency_source": result.latency_source}
+            "truncated": bool(result.extra.get("truncated")), "latency_source": result.latency_source,
+            **({"rejected": True} if call.rejected else {})}
 
 
 def _recorded_summaries(case: Case, replay: Replay) -> list[SummaryRecord]:

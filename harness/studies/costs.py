@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
 from harness.cases.schema import Case
-from harness.compaction.compactor import Compactor
+from harness.compaction import Compactor
 from harness.errors import HarnessError
 from harness.models import _tokens
 from harness.models.anthropic import message_params
@@ -32,7 +32,7 @@ from harness.models.base import ChatMessage, ModelRequest, Usage
 from harness.models.emulator import (AnthropicBreakpointCache, OpenAIPrefixCache, anthropic_blocks,
                                      openai_prompt_tokens)
 from harness.models.openai import chat_params
-from harness.models.pricing import ModelPrice, PriceTable, cost, load_prices, resolve
+from harness.models.pricing import ModelPrice, PriceTable, bare, cost, load_prices, resolve
 from harness.compaction.summarizer import SummaryInput, chat_message, summary_request
 
 DEFAULT_MODELS = ("anthropic:claude-sonnet-4-6", "openai:gpt-5")
@@ -140,21 +140,19 @@ def folds_of(case: Case) -> list[Fold]:
     """Replay a case through the default policy with the builtin summarizer and keep each fold."""
     from harness.models.builtin import BuiltinClient
     from harness.policy import make_policy
-    from harness.run.case import Folding
     from harness.run.config import RunConfig, policy_config
     from harness.compaction.summarizer import ModelSummarizer
 
-    summarizer = Folding(ModelSummarizer(BuiltinClient(), "builtin"))
+    summarizer = ModelSummarizer(BuiltinClient(), "builtin")
     replay = Compactor(case.session, make_policy("default", policy_config(case, RunConfig())), summarizer).run()
-    by_number = {request.number: (request, result) for request, result in summarizer.calls}
     messages = case.session.messages
     folds = []
-    for event in replay.events:
-        if event.number not in by_number:
-            continue  # lookup or truncation: no summarizer call to price
-        request, result = by_number[event.number]
+    for call in replay.summaries:  # lookups and truncations made no summarizer call to price
+        if call.event is None:
+            continue  # a rejected summary folded nothing
+        event = call.event
         sends = tuple(i for i in range(event.head_start, event.send_index) if messages[i].role == "assistant")
-        folds.append(Fold(event.number, event.send_index, request, result.text, sends))
+        folds.append(Fold(event.number, event.send_index, call.request, call.result.text, sends))
     return folds
 
 
@@ -199,12 +197,6 @@ def warm(world: CacheWorld, model: str, system: str | None, previous: str | None
     for send in chosen:
         live = (chat_message(m) for m in messages[live_start:send])
         world.send(agent_request(model, system, previous, live))
-
-
-def bare(model: str) -> str:
-    """The model name as the provider's API takes it (no provider prefix, no base URL)."""
-    name = model.strip().split("@", 1)[0]
-    return name.split(":", 1)[1] if ":" in name else name
 
 
 def alternatives_for(model: str, alternatives: list[str] | None, prices: PriceTable) -> list[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cases import load_case
-from harness.compaction.compactor import RISK_KINDS, Compactor, Replay
+from harness.compaction import RISK_KINDS, Compactor, Replay
 from harness.errors import HarnessError
 from harness.policy import PolicyConfig, make_policy
 from harness.run.config import settings_for

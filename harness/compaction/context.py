@@ -1,0 +1,125 @@
+"""The live context of a replay (what the next request would contain), its snapshots, and the replay's result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from harness.compaction.events import RISK_KINDS, CompactionEvent, PruneEvent, Risk, SummaryCall, Totals
+from harness.session import Message, Session
+from harness.tokens import MessageTokens
+
+# What a pruned tool result says instead of its output (opencode, claude-code peers).
+PRUNED_MARKER = "[tool output cleared to save context]"
+
+
+def pruned_message(message: Message) -> Message:
+    return replace(message, content=PRUNED_MARKER)
+
+
+@dataclass(frozen=True)
+class ContextSnapshot:
+    """The context at a probe point: `system + kept + summary + messages[live_start:end]`.
+
+    `kept` holds messages from before the summary that a policy keeps verbatim ahead of it (codex keeps
+    recent user messages); the default policy keeps none."""
+
+    point: str
+    end: int
+    live_start: int
+    summary: str | None
+    compactions: int
+    est_tokens: int
+    true_tokens: int
+    kept: tuple[int, ...] = ()
+    pruned: tuple[int, ...] = ()  # tool results shown as PRUNED_MARKER (pruning peers only)
+
+    def parts(self, session: Session) -> tuple[list[Message], str | None, list[Message]]:
+        """The messages before the summary block, the block, and the messages after it."""
+        messages = session.messages
+        kept = [messages[i] for i in self.kept]
+        live = list(messages[self.live_start:self.end])
+        for i in self.pruned:
+            if i >= self.live_start:
+                live[i - self.live_start] = pruned_message(messages[i])
+        return kept, self.summary, live
+
+
+@dataclass
+class Replay:
+    """What one replay produced. `summaries` holds every summarizer call, kept or rejected, with its event."""
+
+    session: Session
+    events: list[CompactionEvent] = field(default_factory=list)
+    risks: list[Risk] = field(default_factory=list)
+    snapshots: dict[str, ContextSnapshot] = field(default_factory=dict)
+    sends: int = 0
+    notices: list[str] = field(default_factory=list)
+    prunes: list[PruneEvent] = field(default_factory=list)
+    summaries: list[SummaryCall] = field(default_factory=list)
+
+    def risk_counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(RISK_KINDS, 0)
+        for risk in self.risks:
+            counts[risk.kind] += 1
+        return counts
+
+
+class LiveContext:
+    """What the next request would contain, with running estimated and true totals."""
+
+    def __init__(self, session: Session, estimate: MessageTokens, true: MessageTokens):
+        self.session, self.estimate, self.true = session, estimate, true
+        self.system_est = estimate.text(session.system)
+        self.system_true = true.text(session.system)
+        self.live_start = 0
+        self.end = 0
+        self.summary: str | None = None
+        self.summary_est = self.summary_true = 0
+        self.est_total, self.true_total = self.system_est, self.system_true
+        self.kept: tuple[int, ...] = ()  # messages ahead of the summary (codex)
+        self.kept_true = 0
+        self.pruned: set[int] = set()  # tool results cleared by a pruning peer
+        self.marker_est, self.marker_true = estimate.text(PRUNED_MARKER), true.text(PRUNED_MARKER)
+
+    @property
+    def totals(self) -> Totals:
+        return Totals(self.est_total, self.true_total)
+
+    def append(self, index: int) -> None:
+        self.end = index + 1
+        self.est_total += self.estimate[index]
+        self.true_total += self.true[index]
+
+    def est_of(self, index: int) -> int:
+        return self.marker_est if index in self.pruned else self.estimate[index]
+
+    def true_of(self, index: int) -> int:
+        return self.marker_true if index in self.pruned else self.true[index]
+
+    def span_true(self, indices: range) -> int:
+        return sum(map(self.true_of, indices)) if self.pruned else self.true.span(indices)
+
+    def prune(self, index: int) -> None:
+        self.est_total -= self.estimate[index] - self.marker_est
+        self.true_total -= self.true[index] - self.marker_true
+        self.pruned.add(index)
+
+    def totals_after(self, summary: str | None, tail_start: int, kept: tuple[int, ...] = ()) -> Totals:
+        """Estimated and true totals of `system + kept + summary + messages[tail_start:end]`."""
+        span = range(tail_start, self.end)
+        est = sum(map(self.est_of, span)) if self.pruned else self.estimate.span(span)
+        est += self.system_est + self.estimate.text(summary) + sum(map(self.est_of, kept))
+        true = self.span_true(span) + self.system_true + self.true.text(summary) + sum(map(self.true_of, kept))
+        return Totals(est, true)
+
+    def fold(self, summary: str | None, tail_start: int, kept: tuple[int, ...] = ()) -> None:
+        self.summary, self.live_start, self.kept = summary, tail_start, kept
+        self.summary_est, self.summary_true = self.estimate.text(summary), self.true.text(summary)
+        self.kept_true = sum(map(self.true_of, kept))
+        self.est_total, self.true_total = self.totals_after(summary, tail_start, kept)
+
+    def snapshot(self, point: str, compactions: int) -> ContextSnapshot:
+        shown = set(self.kept)
+        pruned = tuple(sorted(i for i in self.pruned if i >= self.live_start or i in shown))
+        return ContextSnapshot(point, self.end, self.live_start, self.summary, compactions,
+                               self.est_total, self.true_total, self.kept, pruned)
