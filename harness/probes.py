@@ -17,7 +17,7 @@ from harness.cases.schema import Probe
 from harness.compaction import ContextSnapshot
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse
 from harness.session import Message, Session, message_text
-from harness.compaction.summarizer import chat_message
+from harness.chat import chat_message
 
 CONDITIONS = ("compacted", "full", "floor")
 ANSWER_INSTRUCTION = "Answer from the conversation above, briefly and exactly.\n\nQuestion: {question}"

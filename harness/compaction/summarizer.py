@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from harness.models.base import ChatMessage, ModelClient, ModelRequest, ToolCallSpec
+from harness.chat import chat_message
+from harness.models.base import ChatMessage, ModelClient, ModelRequest
 from harness.session import Message
 
 SECTIONS = ("Goal", "Constraints", "Progress", "Decisions", "Files", "Errors", "Next steps")
@@ -85,12 +86,6 @@ def summary_block(text: str, number: int) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # a model as the summarizer
-
-
-def chat_message(message: Message) -> ChatMessage:
-    """A session message in the provider-neutral request shape."""
-    calls = tuple(ToolCallSpec(c.id, c.name, c.arguments) for c in message.tool_calls)
-    return ChatMessage(message.role, message.content, calls, message.tool_call_id, message.is_error)
 
 
 def instruction(budget_tokens: int, sections: tuple[str, ...] = SECTIONS) -> str:

@@ -33,7 +33,8 @@ from harness.models.emulator import (AnthropicBreakpointCache, OpenAIPrefixCache
                                      openai_prompt_tokens)
 from harness.models.openai import chat_params
 from harness.models.pricing import ModelPrice, PriceTable, bare, cost, load_prices, resolve
-from harness.compaction.summarizer import SummaryInput, chat_message, summary_request
+from harness.chat import chat_message
+from harness.compaction.summarizer import SummaryInput, summary_request
 
 DEFAULT_MODELS = ("anthropic:claude-sonnet-4-6", "openai:gpt-5")
 DEFAULT_ALTERNATIVES = {"anthropic": "anthropic:claude-haiku-4-5", "openai": "openai:gpt-5-mini"}
