@@ -1,0 +1,88 @@
+"""Matching on token boundaries after normalisation, and `none` as a stated value (EVALUATION.md)."""
+
+import pytest
+
+from harness.matching import Haystack, contains, match_items, normalise, normalise_item, states
+
+
+def has(text: str, item: str) -> bool:
+    return contains(Haystack(text), item)
+
+
+@pytest.mark.parametrize("text,item", [
+    ("It was released in 2023.", "3"),
+    ("the token expired", "OK"),
+    ("179 requests failed", "79"),
+    ("version 1.5", "5"),
+    ("port 18080", "8080"),
+    ("see old_session.py", "session.py"),
+    ("compiled session.pyc", "session.py"),
+    ("ENT-1090", "ENT-109"),
+    ("version 3.1.2 ships", "3.1"),
+])
+def test_no_match_inside_a_longer_token(text, item):
+    assert not has(text, item)
+
+
+@pytest.mark.parametrize("text,item", [
+    ("One.", "one"),
+    ("The reserve is 16,384 tokens", "16384"),
+    ("The reserve is 16384 tokens", "16,384"),
+    ("Edited src\\auth\\Session.py", "src/auth/session.py"),
+    ("the file `src/app.py` changed", "src/app.py"),
+    ("use \u201cpnpm\u201d only", "pnpm"),
+    ("port 8080.", "8080"),
+    ("It listens on   9090\n now", "9090"),
+    ("the branch feat/retries", "feat/retries."),
+])
+def test_matches_across_wordings(text, item):
+    assert has(text, item)
+
+
+def test_normalisation_is_the_same_for_texts_and_items():
+    assert normalise("  Src\\Auth\\Session.PY \n\t now ") == "src/auth/session.py now"
+    assert normalise_item("'9090.'") == "9090"
+    assert normalise("1,234,567 rows") == "1234567 rows"
+
+
+@pytest.mark.parametrize("answer", [
+    "7555 (changed from 7421)",
+    "It changed from 7421 to 7555.",
+    "7421 -> 7555",
+    "The port is now 7555; it was 7421 before.",
+    "7555, not 7421",
+    "7555 (previously 7421)",
+    "7421 (old), 7555 now",
+])
+def test_a_value_mentioned_as_history_is_not_stated(answer):
+    assert not states(Haystack(answer), "7421")
+    assert match_items(Haystack(answer), (("7555",),), ("7421",)).passed
+
+
+@pytest.mark.parametrize("answer", [
+    "7421",
+    "7421 or 7555",
+    "Either 7555 or 7421.",
+    "The port is 7421.",
+])
+def test_a_stated_superseded_value_fails(answer):
+    result = match_items(Haystack(answer), (("7555",),), ("7421",))
+    assert not result.passed
+    if "7555" in answer:
+        assert result.forbidden == ("7421",) and result.decided_by.startswith("states '7421'")
+    else:
+        assert result.missing == ("7555",)
+
+
+def test_alternatives_and_regex():
+    text = Haystack("We chose write-through caching.")
+    assert match_items(text, (("write-back", "write-through"),)).passed
+    assert not match_items(text, (("write-back",),)).passed
+    assert match_items(text, (), regex=r"write-?through").passed
+    assert match_items(text, (), regex=r"write-back").decided_by == "the regex does not match"
+
+
+def test_none_can_be_checked_in_another_text():
+    summary, context = Haystack("port 9090"), Haystack("port 8080 then port 9090")
+    assert match_items(context, (("9090",),), ("8080",), none_in=summary).passed
+    assert not match_items(context, (("9090",),), ("8080",)).passed
