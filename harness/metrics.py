@@ -78,6 +78,34 @@ def bootstrap_difference(a: Sequence[float], b: Sequence[float], rounds: int = 2
     return sum(differences) / n, means[int(0.025 * rounds)], means[int(0.975 * rounds) - 1]
 
 
+def cluster_bootstrap(clusters: Sequence[Sequence[float]], rounds: int = 2000,
+                      seed: int = 0) -> tuple[float, float] | None:
+    """95% percentile interval of a mean score when items come in clusters (probes within a case are not
+    independent): whole clusters are resampled, so a case that passes everything weighs as one case."""
+    clusters = [c for c in clusters if len(c)]
+    if not clusters:
+        return None
+    rng = random.Random(seed)
+    k = len(clusters)
+    means = []
+    for _ in range(rounds):
+        drawn = [clusters[rng.randrange(k)] for _ in range(k)]
+        means.append(sum(sum(c) for c in drawn) / sum(len(c) for c in drawn))
+    means.sort()
+    return means[int(0.025 * rounds)], means[int(0.975 * rounds) - 1]
+
+
+def cluster_bootstrap_difference(pairs: Sequence[Sequence[tuple[float, float]]], rounds: int = 2000,
+                                 seed: int = 0) -> tuple[float, float, float] | None:
+    """Mean of b - a over paired items grouped by case, with a case-resampling 95% interval."""
+    clusters = [[y - x for x, y in c] for c in pairs if len(c)]
+    if not clusters:
+        return None
+    interval = cluster_bootstrap(clusters, rounds, seed)
+    total = sum(len(c) for c in clusters)
+    return sum(sum(c) for c in clusters) / total, interval[0], interval[1]
+
+
 # ---------------------------------------------------------------------------------------------
 # summary-level checks (no model)
 

@@ -86,3 +86,18 @@ def test_none_can_be_checked_in_another_text():
     summary, context = Haystack("port 9090"), Haystack("port 8080 then port 9090")
     assert match_items(context, (("9090",),), ("8080",), none_in=summary).passed
     assert not match_items(context, (("9090",),), ("8080",)).passed
+
+
+def test_cluster_bootstrap_is_wider_than_wilson_when_cases_differ():
+    from harness.metrics import cluster_bootstrap, cluster_bootstrap_difference, wilson
+
+    # 10 cases of 12 probes: half pass everything, half pass a quarter: strongly clustered outcomes
+    clusters = [[1.0] * 12 if i % 2 else [1.0] * 3 + [0.0] * 9 for i in range(10)]
+    low, high = cluster_bootstrap(clusters)
+    w_low, w_high = wilson(sum(map(sum, clusters)), 120)
+    assert low <= 0.625 <= high and (high - low) > (w_high - w_low)
+    # identical items in every cluster: no spread at all
+    assert cluster_bootstrap([[1.0, 0.0]] * 5) == (0.5, 0.5)
+    assert cluster_bootstrap([]) is None
+    mean, d_low, d_high = cluster_bootstrap_difference([[(0.0, 1.0), (1.0, 1.0)]] * 4)
+    assert mean == 0.5 and d_low == d_high == 0.5
