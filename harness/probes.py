@@ -8,9 +8,8 @@ probe's matchers grade it) and, when a judge is given, `judged` (0 to 5 with a r
 
 from __future__ import annotations
 
-import re
+import json
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from harness.cases.schema import Probe
@@ -18,56 +17,36 @@ from harness.compaction import ContextSnapshot
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse
 from harness.session import Message, Session, message_text
 from harness.chat import chat_message
+from harness.matching import Haystack, Match, match_items, normalise  # noqa: F401  (normalise: the probes' face)
 
 CONDITIONS = ("compacted", "full", "floor")
 ANSWER_INSTRUCTION = "Answer from the conversation above, briefly and exactly.\n\nQuestion: {question}"
-JUDGE_SYSTEM = ("You grade an answer to a question about an agent session. Score it from 0 to 5 against the "
-                "expected facts: 5 all facts right, 0 none or contradicted. Reply with `score: N` on the first "
-                "line and a one-line reason on the second.")
+JUDGE_SYSTEM = (
+    "You grade one answer to a question about an agent session. Compare the answer with the expected facts and "
+    "the facts it must not state as current. Score 0 to 5: 5 every expected fact right and nothing forbidden "
+    "stated; 3-4 mostly right; 1-2 partly right or hedged among wrong values; 0 wrong, missing or a forbidden "
+    "value stated as current. Reply with one JSON object and nothing else: "
+    '{"score": <integer 0-5>, "reason": "<one sentence>"}.')
 ANSWER_TOKENS = 512
 JUDGE_TOKENS = 200
-_SPACE = re.compile(r"\s+")
+Text = Haystack  # a context text normalised once, asked many questions
 
 
-def normalise(text: str) -> str:
-    """Case, whitespace and path separators do not matter when matching facts."""
-    return _SPACE.sub(" ", text.replace("\\", "/").lower()).strip()
+def match(text: str | Haystack, probe: Probe, *, check_none: bool = True, check_regex: bool = True) -> Match:
+    """An answer graded by the probe's matchers (EVALUATION.md: token boundaries, `none` as stated values)."""
+    text = text if isinstance(text, Haystack) else Haystack(text)
+    return match_items(text, probe.all, probe.none if check_none else (),
+                       probe.regex if check_regex else None)
 
 
-@dataclass(frozen=True)
-class Match:
-    passed: bool
-    missing: tuple[str, ...] = ()  # `all` items with no alternative present
-    forbidden: tuple[str, ...] = ()  # `none` items present
-    regex_ok: bool = True
-
-
-class Text:
-    """A text to match probes against, normalised once: a long context is asked many questions."""
-
-    def __init__(self, raw: str):
-        self.raw = raw
-
-    @cached_property
-    def normalised(self) -> str:
-        return normalise(self.raw)
-
-
-def match(text: str | Text, probe: Probe, *, check_none: bool = True, check_regex: bool = True) -> Match:
-    text = text if isinstance(text, Text) else Text(text)
-    haystack = text.normalised
-    missing = tuple(item[0] for item in probe.all if not any(normalise(a) in haystack for a in item))
-    forbidden = tuple(n for n in probe.none if normalise(n) in haystack) if check_none else ()
-    regex_ok = True
-    if check_regex and probe.regex is not None:
-        regex_ok = re.search(probe.regex, text.raw, re.IGNORECASE | re.MULTILINE) is not None
-    return Match(not missing and not forbidden and regex_ok, missing, forbidden, regex_ok)
-
-
-def retained(context_text: str | Text, probe: Probe) -> Match:
-    """Facts present in the context itself. Superseded values are expected in a history, so `none` does
-    not apply here; a regex only when it is the probe's sole matcher (regexes usually shape answers)."""
-    return match(context_text, probe, check_none=False, check_regex=not probe.all)
+def retained(context_text: str | Haystack, probe: Probe, summary: str | Haystack | None = None) -> Match:
+    """Facts present in what the compaction produced. `none` applies to the summary (where the compaction
+    states things as current), not to verbatim history, which holds superseded values in order; a regex only
+    when it is the probe's sole matcher (regexes usually shape answers)."""
+    text = context_text if isinstance(context_text, Haystack) else Haystack(context_text)
+    where = None if summary is None else summary if isinstance(summary, Haystack) else Haystack(summary)
+    return match_items(text, probe.all, probe.none if where is not None else (),
+                       None if probe.all else probe.regex, none_in=where)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -87,8 +66,9 @@ class Condition:
         return (*map(chat_message, self.kept), *summary, *map(chat_message, self.messages))
 
     def text(self) -> str:
-        parts = [self.system or "", *(message_text(m) for m in self.kept), self.summary or "",
-                 *(message_text(m) for m in self.messages)]
+        """What the context holds besides the system prompt: for `compacted`, what the compaction produced
+        (kept messages, the summary, the tail); the system prompt is never retained content."""
+        parts = [*(message_text(m) for m in self.kept), self.summary or "", *(message_text(m) for m in self.messages)]
         return "\n".join(p for p in parts if p)
 
 
@@ -112,23 +92,53 @@ def answer_request(condition: Condition, probe: Probe, model: str) -> ModelReque
                         cache_prefix_messages=len(history), label=f"answer:{probe.id}:{condition.name}")
 
 
-def judge_request(probe: Probe, answer: str, model: str) -> ModelRequest:
-    expected = "; ".join(" or ".join(item) for item in probe.all) or f"matches /{probe.regex}/"
-    wrong = f"\nMust not state: {'; '.join(probe.none)}" if probe.none else ""
-    rubric = f"\nRubric: {probe.rubric}" if probe.rubric else ""
-    prompt = f"Question: {probe.question}\nExpected facts: {expected}{wrong}{rubric}\nAnswer to grade: {answer}"
+def judge_request(probe: Probe, answer: str, model: str, *, retry_note: str | None = None) -> ModelRequest:
+    """A rubric prompt: the question, the expected facts, the facts that must not be stated and the answer
+    under test, each in its own field, so a judge (the builtin one included) reads them separately."""
+    payload = {"question": probe.question,
+               "expected": [list(item) for item in probe.all] or None,
+               "expected_pattern": probe.regex if not probe.all else None,
+               "must_not_state": list(probe.none), "rubric": probe.rubric, "answer": answer}
+    prompt = json.dumps({k: v for k, v in payload.items() if v not in (None, [])}, ensure_ascii=False, indent=1)
+    if retry_note:
+        prompt += f"\n\n{retry_note}"
     return ModelRequest(model, JUDGE_SYSTEM, (ChatMessage("user", prompt),), JUDGE_TOKENS, cache=False,
                         label=f"judge:{probe.id}")
 
 
-_SCORE = re.compile(r"score\s*[:=]?\s*([0-5])", re.IGNORECASE)
+class JudgeReplyError(ValueError):
+    """A judge reply that is not the JSON object the rubric asks for."""
 
 
-def parse_judgement(text: str) -> tuple[int | None, str]:
-    found = _SCORE.search(text)
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    reason = lines[1] if len(lines) > 1 else (lines[0] if lines else "")
-    return (int(found.group(1)) if found else None), reason
+def parse_judgement(text: str) -> tuple[int, str]:
+    """Strict: one JSON object with an integer `score` 0-5 and a string `reason` (a code fence is tolerated)."""
+    body = text.strip()
+    if body.startswith("```"):
+        body = body.strip("`").removeprefix("json").strip()
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise JudgeReplyError(f"not JSON ({exc.msg})") from None
+    if not isinstance(data, dict):
+        raise JudgeReplyError("not a JSON object")
+    score, reason = data.get("score"), data.get("reason")
+    if not isinstance(score, int) or isinstance(score, bool) or not 0 <= score <= 5:
+        raise JudgeReplyError(f"score {score!r} is not an integer from 0 to 5")
+    if not isinstance(reason, str):
+        raise JudgeReplyError("reason is not a string")
+    return score, reason.strip()
+
+
+def judge_answer(judge: ModelClient, probe: Probe, answer: str, model: str) -> tuple[int | None, str]:
+    """(score, reason), or (None, the error) when the reply is malformed twice: a judge error, never a 0."""
+    try:
+        return parse_judgement(judge.complete(judge_request(probe, answer, model)).text)
+    except JudgeReplyError as first:
+        note = f"Your previous reply was rejected: {first}. Reply with the JSON object only."
+        try:
+            return parse_judgement(judge.complete(judge_request(probe, answer, model, retry_note=note)).text)
+        except JudgeReplyError as second:
+            return None, f"judge error: {second}"
 
 
 @dataclass(frozen=True)
@@ -142,20 +152,27 @@ class Grade:
     judge_reason: str | None = None
     usage: dict[str, Any] | None = None
     error: str | None = None
+    judge_error: str | None = None
+    in_system_prompt: tuple[str, ...] = ()  # expected items found only in the system prompt
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v not in (None, ())}
 
 
 def grade(condition: Condition, probe: Probe, answerer: ModelClient | None, answerer_model: str,
-          judge: ModelClient | None = None, judge_model: str = "", context_text: Text | None = None) -> Grade:
-    kept = retained(context_text if context_text is not None else condition.text(), probe).passed
+          judge: ModelClient | None = None, judge_model: str = "", context_text: Haystack | None = None) -> Grade:
+    text = context_text if context_text is not None else Haystack(condition.text())
+    kept = retained(text, probe, condition.summary)
+    in_system = (tuple(m for m in kept.missing if match_items(Haystack(condition.system), ((m,),)).passed)
+                 if condition.system and kept.missing else ())
     if answerer is None:
-        return Grade(kept, None, None, (), ())
+        return Grade(kept.passed, None, None, (), (), in_system_prompt=in_system)
     response: ModelResponse = answerer.complete(answer_request(condition, probe, answerer_model))
     result = match(response.text, probe)
-    score = reason = None
+    score = reason = error = None
     if judge is not None:
-        score, reason = parse_judgement(judge.complete(judge_request(probe, response.text, judge_model)).text)
-    return Grade(kept, result.passed, response.text, result.missing, result.forbidden, score, reason,
-                 response.usage.__dict__ if response.usage else None)
+        score, reason = judge_answer(judge, probe, response.text, judge_model)
+        if score is None:
+            error, reason = reason, None
+    return Grade(kept.passed, result.passed, response.text, result.missing, result.forbidden, score, reason,
+                 response.usage.__dict__ if response.usage else None, judge_error=error, in_system_prompt=in_system)

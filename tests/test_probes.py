@@ -24,11 +24,15 @@ def test_all_items_with_alternatives():
     assert not result.passed and result.missing == ("pnpm",)
 
 
-def test_none_items_fail_an_answer_but_not_retention():
+def test_none_items_fail_an_answer_that_states_them_but_not_one_that_tells_the_history():
     p = probe(all=(("9090",),), none=("8080",))
-    answer = match("It moved from 8080 to 9090.", p)
+    assert match("It moved from 8080 to 9090.", p).passed
+    answer = match("9090 or 8080", p)
     assert not answer.passed and answer.forbidden == ("8080",)
-    assert retained("first 8080, later 9090", p).passed  # a history holds superseded values
+    assert retained("first 8080, later 9090", p).passed  # a verbatim history holds superseded values
+    # ... but a summary that states the superseded value as current does not retain the fact
+    assert not retained("port 8080\nport 9090", p, summary="port 8080").passed
+    assert retained("port 9090 (was 8080)", p, summary="port 9090 (was 8080)").passed
 
 
 def test_regex_shapes_answers_and_counts_alone_for_retention():
@@ -48,11 +52,20 @@ def test_conditions_compacted_full_floor():
     assert [m.content for m in c["full"].messages] == [f"m{i}" for i in range(6)]
     assert c["compacted"].chat()[0].content == "SUMMARY"
     assert "SUMMARY" in c["compacted"].text() and "SUMMARY" not in c["floor"].text()
+    assert "sys" not in c["compacted"].text() and "sys" not in c["full"].text()  # never retained content
 
 
-def test_judgement_parsing():
-    assert parse_judgement("score: 4\nmostly right") == (4, "mostly right")
-    assert parse_judgement("I cannot grade this") == (None, "I cannot grade this")
+def test_judgement_parsing_is_strict():
+    import pytest
+
+    from harness.probes import JudgeReplyError
+
+    assert parse_judgement('{"score": 4, "reason": "mostly right"}') == (4, "mostly right")
+    assert parse_judgement('```json\n{"score": 0, "reason": "wrong port"}\n```') == (0, "wrong port")
+    for bad in ("score: 4\nmostly right", '{"score": 7, "reason": "x"}', '{"score": "5", "reason": "x"}',
+                '{"score": 5}', "[5]", '{"score": true, "reason": "x"}'):
+        with pytest.raises(JudgeReplyError):
+            parse_judgement(bad)
 
 
 def test_statistics():
@@ -91,3 +104,43 @@ def test_summary_request_keeps_the_context_prefix_and_a_split_turn_section():
     assert "## Turn in progress" in sent.messages[-1].content and "## Goal" in sent.messages[-1].content
     fresh = summary_request(request, "m", shape="fresh")
     assert fresh.system != "sys" and len(fresh.messages) == 1  # the shape that breaks the prefix
+
+
+class Scripted:
+    """A model client that replies with the given texts in turn (probes logic only, no adapter involved)."""
+
+    def __init__(self, *replies):
+        self.replies, self.requests = list(replies), []
+
+    def complete(self, request):
+        from harness.models.base import ModelResponse
+
+        self.requests.append(request)
+        return ModelResponse(self.replies.pop(0), None, 0.0, request.model, "stop")
+
+
+def test_a_malformed_judge_reply_is_retried_once_then_recorded_as_an_error_not_a_zero():
+    from harness.probes import judge_answer, judge_request
+
+    p = probe(all=(("9090",),), none=("8080",), rubric="only 9090")
+    request = judge_request(p, "It is 9090.", "j")
+    import json as _json
+
+    fields = _json.loads(request.messages[0].content)
+    assert fields == {"question": "q?", "expected": [["9090"]], "must_not_state": ["8080"], "rubric": "only 9090",
+                      "answer": "It is 9090."}
+    judge = Scripted("score: 5", '{"score": 5, "reason": "right port"}')
+    assert judge_answer(judge, p, "It is 9090.", "j") == (5, "right port")
+    assert "previous reply was rejected" in judge.requests[1].messages[0].content
+    score, error = judge_answer(Scripted("five", "still five"), p, "It is 9090.", "j")
+    assert score is None and error.startswith("judge error: not JSON")
+
+
+def test_a_fact_only_in_the_system_prompt_is_not_retained_and_is_reported():
+    from harness.probes import grade
+
+    session = Session((Message("user", "hello"), Message("assistant", "hi")), "escalate to the on-call engineer")
+    snap = ContextSnapshot("end", 2, 1, "SUMMARY: nothing", 1, 0, 0)
+    compacted = conditions(session, snap)["compacted"]
+    result = grade(compacted, probe(all=(("escalate",),)), None, "")
+    assert not result.retained and result.in_system_prompt == ("escalate",)
