@@ -1,0 +1,103 @@
+"""Reference control summarizers: summaries of known quality that prove the instrument discriminates.
+
+Each wraps the summarizer under test and answers at the size of the summary it wrote (true tokens), so a
+control differs from it in content only: `empty` (the header alone), `keyword-bag` (the head's distinctive
+tokens, no sentences), `head-first` / `head-last` (the first / last tokens of the head as a transcript).
+A grade that gives a keyword bag most of a real summary's credit measures token presence, not retention.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from harness.compaction.summarizer import Summarizer, SummaryInput, SummaryResult
+from harness.session import Message, message_text
+from harness.tokens import TokenCounter, counter
+
+CONTROLS = ("empty", "keyword-bag", "head-first", "head-last")
+_TOKEN = re.compile(r"[A-Za-z0-9_][\w./:@#-]*[\w]|[A-Za-z0-9]")
+# Words that carry no task state in any session; a bag of them would be a weaker adversary than we want.
+_COMMON = frozenset("""
+a about above after again all also am an and any are as at be because been before being below between both
+but by can could did do does doing done down during each few for from further had has have having he her here
+hers him his how i if in into is it its itself just let me more most my no nor not now of off on once only or
+other our out over own same she should so some such than that the their them then there these they this those
+through to too under until up very was we were what when where which while who whom why will with would you
+your yours ok okay yes please thanks thank sure let's i'll we'll it's that's don't can't
+""".split())
+
+
+def _head_text(request: SummaryInput) -> list[str]:
+    lines = [request.previous_summary] if request.previous_summary else []
+    return lines + [f"[{m.role}] {_message_text(m)}" for m in request.head]
+
+
+def _message_text(message: Message) -> str:
+    calls = " ".join(f"{c.name} {c.arguments}" for c in message.tool_calls)
+    return f"{message_text(message)} {calls}".strip()
+
+
+def keyword_bag(text: str, budget: int, tokens: TokenCounter) -> str:
+    """The text's distinctive tokens, most frequent first (identifiers and values weigh double), no sentences."""
+    found = [t for t in _TOKEN.findall(text) if t.lower() not in _COMMON and (len(t) > 2 or t.isdigit())]
+    counts = Counter(found)
+    first = {t: i for i, t in reversed(list(enumerate(found)))}
+    ranked = sorted(counts, key=lambda t: (-counts[t] * (2 if re.search(r"[\d./_:-]", t) else 1), first[t]))
+    return _fill(ranked, " ", budget, tokens)
+
+
+def _fill(pieces: list[str], sep: str, budget: int, tokens: TokenCounter) -> str:
+    """As many pieces as fit the budget; the count is checked in slices so a long head stays cheap."""
+    out: list[str] = []
+    used = 0
+    for piece in pieces:
+        cost = tokens.count_text(piece + sep)
+        if used + cost > budget:
+            break
+        out.append(piece)
+        used += cost
+    return sep.join(out)
+
+
+def head_first(text: str, budget: int, tokens: TokenCounter) -> str:
+    return _fill(text.split(" "), " ", budget, tokens)
+
+
+def head_last(text: str, budget: int, tokens: TokenCounter) -> str:
+    return " ".join(reversed(_fill(list(reversed(text.split(" "))), " ", budget, tokens).split(" ")))
+
+
+_MAKERS: dict[str, Callable[[str, int, TokenCounter], str]] = {
+    "empty": lambda text, budget, tokens: "",
+    "keyword-bag": keyword_bag,
+    "head-first": head_first,
+    "head-last": head_last,
+}
+
+
+@dataclass
+class ControlSummarizer:
+    """`kind` at the size of what `under_test` writes for the same request (its usage is what is billed)."""
+
+    kind: str
+    under_test: Summarizer
+    tokens: TokenCounter = None  # type: ignore[assignment]  # the counter of summary_tokens (true counts)
+
+    def __post_init__(self):
+        if self.kind not in _MAKERS:
+            raise ValueError(f"unknown control {self.kind!r}: choose one of {', '.join(CONTROLS)}")
+        self.tokens = self.tokens or counter("o200k")
+
+    @property
+    def name(self) -> str:
+        return f"control:{self.kind}"
+
+    def summarize(self, request: SummaryInput) -> SummaryResult:
+        real = self.under_test.summarize(request)
+        size = self.tokens.count_text(real.text)
+        text = "\n".join(_head_text(request))
+        return replace(real, text=_MAKERS[self.kind](text, size, self.tokens), model=self.name,
+                       extra={**real.extra, "control": self.kind, "size_of": real.model, "size_tokens": size})

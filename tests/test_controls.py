@@ -1,0 +1,61 @@
+"""Reference control summarizers: same size as the summary under test, content of known quality."""
+
+import pytest
+
+from harness.compaction.controls import CONTROLS, ControlSummarizer, keyword_bag
+from harness.compaction.summarizer import SummaryInput, SummaryResult
+from harness.session import Message
+from harness.tokens import counter
+
+
+class Fixed:
+    name = "fixed"
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def summarize(self, request):
+        return SummaryResult(self.text, "fixed", usage="billed", latency_source="live")
+
+
+HEAD = (Message("user", "Move the dev server to port 9090; use pnpm, not npm."),
+        Message("assistant", "Editing src/server/config.ts to read PORT=9090 now."),
+        Message("user", "Also the staging host is db-stage-03.internal."))
+
+
+def request(previous=None):
+    return SummaryInput("sys", previous, HEAD, 500, 1, 0)
+
+
+@pytest.mark.parametrize("kind", CONTROLS)
+def test_a_control_has_the_size_of_the_summary_under_test(kind):
+    real = "## Goal\nMove the dev server to port 9090 with pnpm; config in src/server/config.ts."
+    out = ControlSummarizer(kind, Fixed(real)).summarize(request())
+    tokens = counter("o200k")
+    size = tokens.count_text(real)
+    assert out.model == f"control:{kind}" and out.extra["size_tokens"] == size
+    assert out.usage == "billed"  # the call that sized it is what a control costs
+    if kind == "empty":
+        assert out.text == ""
+    else:
+        assert 0 < tokens.count_text(out.text) <= size + 2
+
+
+def test_the_keyword_bag_holds_values_and_no_sentences():
+    bag = keyword_bag("\n".join(m.content for m in HEAD), 30, counter("o200k"))
+    words = bag.split(" ")
+    assert "9090" in words and "pnpm" in words and "src/server/config.ts" in words
+    assert "the" not in words and "." not in bag.replace("config.ts", "").replace("03.internal", "")
+    assert words.index("9090") < words.index("Move")  # said twice, and values weigh double
+
+
+def test_head_first_and_last_are_transcript_slices():
+    first = ControlSummarizer("head-first", Fixed("x " * 8)).summarize(request()).text
+    last = ControlSummarizer("head-last", Fixed("x " * 8)).summarize(request()).text
+    assert first.startswith("[user] Move the dev") and last.endswith("db-stage-03.internal.")
+    assert ControlSummarizer("head-first", Fixed("x " * 8)).summarize(request("EARLIER")).text.startswith("EARLIER")
+
+
+def test_an_unknown_control_is_refused():
+    with pytest.raises(ValueError, match="unknown control"):
+        ControlSummarizer("lucky", Fixed("x"))
