@@ -176,3 +176,19 @@ def grade(condition: Condition, probe: Probe, answerer: ModelClient | None, answ
             error, reason = reason, None
     return Grade(kept.passed, result.passed, response.text, result.missing, result.forbidden, score, reason,
                  response.usage.__dict__ if response.usage else None, judge_error=error, in_system_prompt=in_system)
+
+
+# ---------------------------------------------------------------------------------------------
+# which probes test the summary
+
+GROUPS = ("tests_summary", "floor_answers", "no_compaction", "invalid")
+
+
+def probe_group(valid: bool, compactions_before: int, floor_passes: bool) -> str:
+    """EVALUATION.md: a probe tests the summary when a compaction happened before its point, it passes on the
+    full history and fails on the floor. The others are reported beside the headline, never in it."""
+    if not valid:
+        return "invalid"
+    if compactions_before == 0:
+        return "no_compaction"
+    return "floor_answers" if floor_passes else "tests_summary"

@@ -144,3 +144,12 @@ def test_a_fact_only_in_the_system_prompt_is_not_retained_and_is_reported():
     compacted = conditions(session, snap)["compacted"]
     result = grade(compacted, probe(all=(("escalate",),)), None, "")
     assert not result.retained and result.in_system_prompt == ("escalate",)
+
+
+def test_only_probes_after_a_compaction_that_the_floor_misses_test_the_summary():
+    from harness.probes import probe_group
+
+    assert probe_group(True, 1, False) == "tests_summary"
+    assert probe_group(True, 2, True) == "floor_answers"
+    assert probe_group(True, 0, False) == "no_compaction"
+    assert probe_group(False, 3, False) == "invalid"
