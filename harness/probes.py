@@ -9,6 +9,7 @@ probe's matchers grade it) and, when a judge is given, `judged` (0 to 5 with a r
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,7 @@ from harness.compaction import ContextSnapshot
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse
 from harness.session import Message, Session, message_text
 from harness.chat import chat_message
-from harness.matching import Haystack, Match, match_items, normalise  # noqa: F401  (normalise: the probes' face)
+from harness.matching import Haystack, Match, contains, match_items, normalise, stated_in, states  # noqa: F401
 
 CONDITIONS = ("compacted", "full", "floor")
 ANSWER_INSTRUCTION = "Answer from the conversation above, briefly and exactly.\n\nQuestion: {question}"
@@ -29,7 +30,6 @@ JUDGE_SYSTEM = (
     '{"score": <integer 0-5>, "reason": "<one sentence>"}.')
 ANSWER_TOKENS = 512
 JUDGE_TOKENS = 200
-Text = Haystack  # a context text normalised once, asked many questions
 
 
 def match(text: str | Haystack, probe: Probe, *, check_none: bool = True, check_regex: bool = True) -> Match:
@@ -39,14 +39,34 @@ def match(text: str | Haystack, probe: Probe, *, check_none: bool = True, check_
                        probe.regex if check_regex else None)
 
 
-def retained(context_text: str | Haystack, probe: Probe, summary: str | Haystack | None = None) -> Match:
-    """Facts present in what the compaction produced. `none` applies to the summary (where the compaction
-    states things as current), not to verbatim history, which holds superseded values in order; a regex only
-    when it is the probe's sole matcher (regexes usually shape answers)."""
-    text = context_text if isinstance(context_text, Haystack) else Haystack(context_text)
-    where = None if summary is None else summary if isinstance(summary, Haystack) else Haystack(summary)
-    return match_items(text, probe.all, probe.none if where is not None else (),
-                       None if probe.all else probe.regex, none_in=where)
+@dataclass(frozen=True)
+class ContextText:
+    """A condition's text, normalised once (a long context is asked many questions): the verbatim messages
+    (kept ahead of the summary, the tail; or the whole history) and the summary block, apart."""
+
+    verbatim: Haystack
+    summary: Haystack | None = None
+
+
+def retained(context: ContextText | str, probe: Probe) -> Match:
+    """The expected facts in what the context holds besides the system prompt (docs/evaluation.md): anywhere in
+    the verbatim messages, or stated in the summary (a line or sentence, not a run of hundreds of words). `none`
+    applies to the summary, where the compaction states values as current; verbatim history holds superseded
+    values in their order. A regex counts only when it is the probe's sole matcher (regexes shape answers)."""
+    if isinstance(context, str):
+        context = ContextText(Haystack(context))
+    verbatim, summary = context.verbatim, context.summary
+
+    def present(item: str) -> bool:
+        return contains(verbatim, item) or (summary is not None and stated_in(summary, item))
+
+    missing = tuple(item[0] for item in probe.all if not any(present(a) for a in item))
+    forbidden = tuple(n for n in probe.none if states(summary, n)) if summary is not None else ()
+    regex_ok = True
+    if probe.regex is not None and not probe.all:
+        texts = [verbatim.raw] + ([u.raw for u in summary.statements] if summary is not None else [])
+        regex_ok = any(re.search(probe.regex, x, re.IGNORECASE | re.MULTILINE) for x in texts)
+    return Match(not missing and not forbidden and regex_ok, missing, forbidden, regex_ok)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -65,11 +85,11 @@ class Condition:
         summary = (ChatMessage("user", self.summary),) if self.summary else ()
         return (*map(chat_message, self.kept), *summary, *map(chat_message, self.messages))
 
-    def text(self) -> str:
+    def text(self) -> ContextText:
         """What the context holds besides the system prompt: for `compacted`, what the compaction produced
-        (kept messages, the summary, the tail); the system prompt is never retained content."""
-        parts = [*(message_text(m) for m in self.kept), self.summary or "", *(message_text(m) for m in self.messages)]
-        return "\n".join(p for p in parts if p)
+        (kept messages and tail verbatim, the summary apart); the system prompt is never retained content."""
+        verbatim = "\n".join(message_text(m) for m in (*self.kept, *self.messages))
+        return ContextText(Haystack(verbatim), Haystack(self.summary) if self.summary else None)
 
 
 def conditions(session: Session, snapshot: ContextSnapshot) -> dict[str, Condition]:
@@ -160,9 +180,8 @@ class Grade:
 
 
 def grade(condition: Condition, probe: Probe, answerer: ModelClient | None, answerer_model: str,
-          judge: ModelClient | None = None, judge_model: str = "", context_text: Haystack | None = None) -> Grade:
-    text = context_text if context_text is not None else Haystack(condition.text())
-    kept = retained(text, probe, condition.summary)
+          judge: ModelClient | None = None, judge_model: str = "", context_text: ContextText | None = None) -> Grade:
+    kept = retained(context_text if context_text is not None else condition.text(), probe)
     in_system = (tuple(m for m in kept.missing if match_items(Haystack(condition.system), ((m,),)).passed)
                  if condition.system and kept.missing else ())
     if answerer is None:

@@ -53,6 +53,9 @@ def test_normalisation_is_the_same_for_texts_and_items():
     "7555, not 7421",
     "7555 (previously 7421)",
     "7421 (old), 7555 now",
+    "We moved off 7421; it listens on 7555.",
+    "7555. The 7421 pin was dropped.",
+    "7555; 7421 was not kept.",
 ])
 def test_a_value_mentioned_as_history_is_not_stated(answer):
     assert not states(Haystack(answer), "7421")

@@ -31,8 +31,22 @@ def test_none_items_fail_an_answer_that_states_them_but_not_one_that_tells_the_h
     assert not answer.passed and answer.forbidden == ("8080",)
     assert retained("first 8080, later 9090", p).passed  # a verbatim history holds superseded values
     # ... but a summary that states the superseded value as current does not retain the fact
-    assert not retained("port 8080\nport 9090", p, summary="port 8080").passed
-    assert retained("port 9090 (was 8080)", p, summary="port 9090 (was 8080)").passed
+    from harness.probes import ContextText
+    from harness.matching import Haystack
+
+    assert not retained(ContextText(Haystack("port 9090"), Haystack("port 8080")), p).passed
+    assert retained(ContextText(Haystack(""), Haystack("port 9090 (was 8080)")), p).passed
+
+
+def test_a_summary_retains_a_fact_only_where_a_statement_holds_it():
+    from harness.probes import ContextText
+    from harness.matching import Haystack
+
+    p = probe(all=(("9090",),))
+    bag = " ".join(f"token{i}" for i in range(80)) + " 9090 " + " ".join(f"word{i}" for i in range(20))
+    assert not retained(ContextText(Haystack(""), Haystack(bag)), p).passed  # a keyword bag states nothing
+    assert retained(ContextText(Haystack(bag)), p).passed  # verbatim history counts wherever it says it
+    assert retained(ContextText(Haystack(""), Haystack("## Decisions\n- The dev server listens on 9090.")), p).passed
 
 
 def test_regex_shapes_answers_and_counts_alone_for_retention():
@@ -51,8 +65,8 @@ def test_conditions_compacted_full_floor():
     assert [m.content for m in c["floor"].messages] == ["m4", "m5"] and c["floor"].summary is None
     assert [m.content for m in c["full"].messages] == [f"m{i}" for i in range(6)]
     assert c["compacted"].chat()[0].content == "SUMMARY"
-    assert "SUMMARY" in c["compacted"].text() and "SUMMARY" not in c["floor"].text()
-    assert "sys" not in c["compacted"].text() and "sys" not in c["full"].text()  # never retained content
+    assert c["compacted"].text().summary.raw == "SUMMARY" and c["floor"].text().summary is None
+    assert "sys" not in c["compacted"].text().verbatim.raw and "sys" not in c["full"].text().verbatim.raw
 
 
 def test_judgement_parsing_is_strict():
