@@ -42,11 +42,13 @@ def test_a_control_has_the_size_of_the_summary_under_test(kind):
 
 
 def test_the_keyword_bag_holds_values_and_no_sentences():
-    bag = keyword_bag("\n".join(m.content for m in HEAD), 30, counter("o200k"))
+    bag = keyword_bag([(True, m.content) for m in HEAD] + [(False, "Traceback pnpm-lock.yaml 9090")], 30,
+                      counter("o200k"))
     words = bag.split(" ")
     assert "9090" in words and "pnpm" in words and "src/server/config.ts" in words
     assert "the" not in words and "." not in bag.replace("config.ts", "").replace("03.internal", "")
-    assert words.index("9090") < words.index("Move")  # said twice, and values weigh double
+    assert words.index("9090") < words.index("Move")  # said twice
+    assert "Traceback" not in words  # what was said ranks before tool output
 
 
 def test_head_first_and_last_are_transcript_slices():

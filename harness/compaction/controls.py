@@ -8,6 +8,7 @@ A grade that gives a keyword bag most of a real summary's credit measures token 
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -30,6 +31,13 @@ your yours ok okay yes please thanks thank sure let's i'll we'll it's that's don
 """.split())
 
 
+def _documents(request: SummaryInput) -> list[tuple[bool, str]]:
+    """(said, text) per message of the head, the summary in effect first: `said` for what the user and the
+    assistant wrote (tool-call arguments included), where task state is stated, as against tool output."""
+    docs = [(True, request.previous_summary)] if request.previous_summary else []
+    return docs + [(m.role in ("user", "assistant"), _message_text(m)) for m in request.head]
+
+
 def _head_text(request: SummaryInput) -> list[str]:
     lines = [request.previous_summary] if request.previous_summary else []
     return lines + [f"[{m.role}] {_message_text(m)}" for m in request.head]
@@ -40,12 +48,24 @@ def _message_text(message: Message) -> str:
     return f"{message_text(message)} {calls}".strip()
 
 
-def keyword_bag(text: str, budget: int, tokens: TokenCounter) -> str:
-    """The text's distinctive tokens, most frequent first (identifiers and values weigh double), no sentences."""
-    found = [t for t in _TOKEN.findall(text) if t.lower() not in _COMMON and (len(t) > 2 or t.isdigit())]
-    counts = Counter(found)
-    first = {t: i for i, t in reversed(list(enumerate(found)))}
-    ranked = sorted(counts, key=lambda t: (-counts[t] * (2 if re.search(r"[\d./_:-]", t) else 1), first[t]))
+def _words(text: str) -> list[str]:
+    return [t for t in _TOKEN.findall(text) if t.lower() not in _COMMON and (len(t) > 2 or t.isdigit())]
+
+
+def keyword_bag(docs: list[tuple[bool, str]], budget: int, tokens: TokenCounter) -> str:
+    """The head's distinctive tokens (TF-IDF over its messages), what was said before tool output, no sentences:
+    as strong a bag as token statistics make, so beating it means more than holding the right tokens."""
+    tf, df, said, first = Counter(), Counter(), set(), {}
+    for position, (is_said, text) in enumerate(docs):
+        words = _words(text)
+        tf.update(words)
+        df.update(set(words))
+        if is_said:
+            said.update(words)
+        for word in words:
+            first.setdefault(word, position)
+    n = len(docs)
+    ranked = sorted(tf, key=lambda w: (w not in said, -tf[w] * math.log(1 + n / df[w]), first[w]))
     return _fill(ranked, " ", budget, tokens)
 
 
@@ -70,11 +90,11 @@ def head_last(text: str, budget: int, tokens: TokenCounter) -> str:
     return " ".join(reversed(_fill(list(reversed(text.split(" "))), " ", budget, tokens).split(" ")))
 
 
-_MAKERS: dict[str, Callable[[str, int, TokenCounter], str]] = {
-    "empty": lambda text, budget, tokens: "",
-    "keyword-bag": keyword_bag,
-    "head-first": head_first,
-    "head-last": head_last,
+_MAKERS: dict[str, Callable[[SummaryInput, int, TokenCounter], str]] = {
+    "empty": lambda request, budget, tokens: "",
+    "keyword-bag": lambda request, budget, tokens: keyword_bag(_documents(request), budget, tokens),
+    "head-first": lambda request, budget, tokens: head_first("\n".join(_head_text(request)), budget, tokens),
+    "head-last": lambda request, budget, tokens: head_last("\n".join(_head_text(request)), budget, tokens),
 }
 
 
@@ -98,6 +118,5 @@ class ControlSummarizer:
     def summarize(self, request: SummaryInput) -> SummaryResult:
         real = self.under_test.summarize(request)
         size = self.tokens.count_text(real.text)
-        text = "\n".join(_head_text(request))
-        return replace(real, text=_MAKERS[self.kind](text, size, self.tokens), model=self.name,
+        return replace(real, text=_MAKERS[self.kind](request, size, self.tokens), model=self.name,
                        extra={**real.extra, "control": self.kind, "size_of": real.model, "size_tokens": size})
