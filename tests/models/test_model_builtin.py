@@ -97,15 +97,51 @@ def test_answer_without_support_says_so() -> None:
     assert run((M("user", "Which database hostname is staging on?"),)) == "I don't know."
 
 
-def test_judge_scores_by_fact_overlap() -> None:
-    system = "You are a strict grader. Score the answer from 0 to 5 against the expected facts."
-    full = run((M("user", "Question: port and tool?\nExpected facts:\n- port 9090\n- pnpm\nAnswer: port 9090 with pnpm"),),
-               system=system)
-    half = run((M("user", "Question: port and tool?\nExpected facts:\n- port 9090\n- pnpm\nAnswer: port 9090"),),
-               system=system)
-    assert full.startswith("score: 5\n")
-    assert half.startswith("score: 2\n")  # one of two facts: 2.5 rounds to even
-    assert "missing: pnpm" in half
+def test_the_judge_reads_the_answer_the_facts_and_the_forbidden_values_apart() -> None:
+    import json
+
+    from harness.cases.schema import Probe
+    from harness.probes import JUDGE_SYSTEM, judge_request, parse_judgement
+
+    probe = Probe("p", "update", "Which port and which package manager now?", (("9090",), ("pnpm",)), ("8080",))
+
+    def judged(answer: str) -> int:
+        request = judge_request(probe, answer, "builtin")
+        assert request.system == JUDGE_SYSTEM
+        reply = BuiltinClient().complete(request).text
+        return parse_judgement(reply)[0]  # strict: the reply is the JSON object the rubric asks for
+
+    assert judged("Port 9090 with pnpm.") == 5
+    assert judged("9090 (changed from 8080), and pnpm") == 5  # the old value told as history
+    assert judged("Port 9090.") == 3  # one of two facts
+    assert judged("8080 or 9090, with pnpm") == 1  # right, hedged among a forbidden value
+    assert judged("Port 8080 with npm.") == 0
+    assert judged("No idea.") == 0
+    reply = json.loads(BuiltinClient().complete(judge_request(probe, "Port 9090.", "builtin")).text)
+    assert "missing: pnpm" in reply["reason"]
+
+
+def test_the_judge_without_facts_or_json_says_so() -> None:
+    import json
+
+    system = "You grade one answer. Score 0 to 5."
+    assert json.loads(run((M("user", "Answer: 9090"),), system=system)) == {
+        "score": 0, "reason": "the request holds no JSON object with an answer to grade"}
+    assert json.loads(run((M("user", '{"answer": "9090"}'),), system=system))["reason"] == (
+        "no expected facts were given to grade against")
+
+
+def test_the_answerer_never_crashes_on_a_context_of_stopwords() -> None:
+    import random
+
+    from harness.models.builtin.text import STOPWORDS
+
+    words, rng = sorted(STOPWORDS), random.Random(1)
+    for _ in range(300):
+        context = " ".join(rng.choice(words) for _ in range(rng.randint(1, 12)))
+        question = " ".join(rng.choice(words + ["port", "goal", "next"]) for _ in range(rng.randint(1, 6)))
+        reply = run((M(rng.choice(["user", "assistant"]), context), M("user", f"Question: {question}?")), budget=50)
+        assert isinstance(reply, str) and reply
 
 
 def test_deterministic_and_usage_counted() -> None:

@@ -1,7 +1,7 @@
 """The builtin reference model: deterministic, offline, no weights.
 
 It reads a ModelRequest the way an LLM would and picks one of three modes:
-- judge:   the system prompt asks to grade/score an answer 0 to 5  -> "score: N" + one-line reason (judge.py)
+- judge:   the system prompt asks to grade/score an answer 0 to 5  -> {"score": N, "reason": ...} (judge.py)
 - summary: the last user message asks for a summary/to summarize    -> an extractive sectioned summary (summary.py)
 - answer:  anything else                                           -> the best-matching lines of the context (answer.py)
 """

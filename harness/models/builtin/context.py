@@ -127,7 +127,7 @@ def build_context(request: ModelRequest) -> Context:
         by_message.setdefault(message, []).append(position)
     errorish = [f[0] if not s else _said_error(u) for f, s, u in zip(flags, said, units)]
     return Context(units, roles, messages, said, words, lengths, postings, stale, first_user,
-                    (sum(lengths) / len(lengths)) if lengths else 1.0, code, parent, by_message, errorish)
+                    (sum(lengths) / len(lengths)) if sum(lengths) else 1.0, code, parent, by_message, errorish)
 
 
 _ERROR_HINTS = ("rror", "xception", "fail", "fatal", "panic", "want", "expect", "got", "assert", "should",

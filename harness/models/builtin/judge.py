@@ -1,44 +1,61 @@
-"""The judge: a 0 to 5 score for how many of the expected facts an answer covers."""
+"""The judge: a 0 to 5 score of one answer against the expected facts and the facts it must not state.
+
+It reads the rubric request the harness sends (a JSON object: question, expected, expected_pattern,
+must_not_state, rubric, answer; see harness.probes.judge_request), each field apart, and replies with the JSON
+object the rubric asks for. Items match as the probes' matchers do (harness.matching): on token boundaries, and a
+must-not value counts only where the answer states it as current.
+"""
 
 from __future__ import annotations
 
+import json
 import re
 
+from harness.matching import Haystack, contains, states
 from harness.models.base import ModelRequest
-from harness.models.builtin.text import clip, content_words, last_user
+from harness.models.builtin.text import clip, last_user
 
 
-_LABEL = re.compile(r"^\s*(expected(?: facts| answer)?|facts|answer|response|question|rubric)\s*:\s*(.*)$", re.I)
+def _reply(score: int, reason: str) -> tuple[str, str]:
+    return json.dumps({"score": score, "reason": reason}), "stop"
 
 
-def _labelled_sections(text: str) -> dict[str, list[str]]:
-    sections: dict[str, list[str]] = {}
-    current: str | None = None
-    for line in text.splitlines():
-        match = _LABEL.match(line)
-        if match:
-            label = match.group(1).lower()
-            current = "expected" if label.startswith(("expected", "facts")) else (
-                "answer" if label in ("answer", "response") else label)
-            sections.setdefault(current, [])
-            line = match.group(2)
-        if current is not None and line.strip():
-            sections[current].append(line.strip().lstrip("-*• ").strip())
-    return sections
+def _fields(request: ModelRequest) -> dict | None:
+    user = last_user(request)
+    try:
+        data = json.loads(user.content.split("\n\nYour previous reply", 1)[0]) if user else None
+    except json.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def score(expected: list[list[str]], pattern: str | None, must_not: list[str], answer: str) -> tuple[int, str]:
+    """5: every expected fact and nothing forbidden; 1-4: partly right; 1: right but hedged among forbidden
+    values; 0: nothing right, or a forbidden value stated with the right one missing."""
+    text = Haystack(answer)
+    found = [any(contains(text, alt) for alt in item) for item in expected]
+    if pattern is not None:
+        found.append(re.search(pattern, answer, re.IGNORECASE | re.MULTILINE) is not None)
+    stated = [n for n in must_not if states(text, n)]
+    share = sum(found) / len(found)
+    missing = [item[0] for item, ok in zip(expected, found) if not ok]
+    if stated:
+        value = 1 if share == 1 else 0
+        return value, f"states {clip(', '.join(stated), 80)}, which must not be stated as current"
+    if share == 1:
+        return 5, f"all {len(found)} expected facts, nothing forbidden"
+    value = 0 if share == 0 else min(4, int(1 + 3 * share + 0.5))
+    return value, f"{sum(found)} of {len(found)} expected facts; missing: {clip('; '.join(missing), 120)}"
 
 
 def judge(request: ModelRequest) -> tuple[str, str]:
-    user = last_user(request)
-    parts = _labelled_sections(user.content if user else "")
-    facts = [f for f in parts.get("expected", []) if content_words(f)]
-    answer_words = content_words(" ".join(parts.get("answer", [])))
-    if not facts:
-        return "score: 0\nreason: no expected facts were given to grade against", "stop"
-    coverage = [len(content_words(f) & answer_words) / len(content_words(f)) for f in facts]
-    score = round(5 * sum(coverage) / len(coverage))
-    covered = sum(1 for c in coverage if c >= 0.5)
-    missing = [f for f, c in zip(facts, coverage) if c < 0.5]
-    reason = f"covers {covered} of {len(facts)} expected facts"
-    if missing:
-        reason += "; missing: " + clip("; ".join(missing), 160)
-    return f"score: {score}\nreason: {reason}", "stop"
+    fields = _fields(request)
+    if fields is None or not isinstance(fields.get("answer"), str):
+        return _reply(0, "the request holds no JSON object with an answer to grade")
+    expected = [[str(a) for a in item] if isinstance(item, list) else [str(item)]
+                for item in fields.get("expected") or []]
+    pattern = fields.get("expected_pattern")
+    if not expected and not isinstance(pattern, str):
+        return _reply(0, "no expected facts were given to grade against")
+    must_not = [str(n) for n in fields.get("must_not_state") or []]
+    return _reply(*score(expected, pattern if isinstance(pattern, str) else None, must_not, fields["answer"]))
