@@ -1,7 +1,8 @@
-"""The answerer: the best few units of the context for the last question, as a short reply.
+"""The answerer: the best unit of the context for the last question, as a short reply.
 
 A retrieval answerer: the context is cut into units (context.py), each unit is scored against the question
-(scoring.py), and the best few units are the answer, clipped to what the question asks for.
+(scoring.py), and the best unit is the answer, clipped to what the question asks for (the value alone when the
+question asks for a number). It commits to one answer: a list of candidates would pass a grader by hedging.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from harness.models.builtin.scoring import score_units
 from harness.models.builtin.text import PATH, last_user
 
 
-MAX_ANSWER_UNITS = 3
 MAX_ANSWER_CHARS = 600
 MAX_UNIT_CHARS = 240
 MAX_ANSWER_PATHS = 4
@@ -90,32 +90,17 @@ def answer(request: ModelRequest, contexts: ContextCache) -> tuple[str, str]:
     scored = score_units(ctx, wanted, ask)
     if not scored:
         return "I don't know.", "stop"
-    limit = 1 if (ask.recency and ask.value) or ask.number_only else MAX_ANSWER_UNITS
-    current = ask.recency and ask.value
-    if ask.value and any(position in ctx.stale for _, position in scored[:MAX_ANSWER_UNITS]):
-        limit, current = 1, True  # an earlier value for the same thing is in the running: give only the best
-    chosen: list[int] = []
-    seen: set[str] = set()
-    for _, position in scored:
-        key = " ".join(ctx.units[position].lower().split())
-        if key in seen:
-            continue
-        seen.add(key)
-        chosen.append(position)
-        if len(chosen) >= limit:
-            break
+    best = scored[0][1]
+    # an earlier value for the same thing in the running: answer with the current clauses of the best unit
+    current = (ask.recency and ask.value) or (ask.value and any(p in ctx.stale for _, p in scored[:3]))
+    unit = ctx.units[best]
     lines: list[str] = []
     if ask.number_only:
-        unit = ctx.units[chosen[0]]
         value = _value_of(_current_clauses(unit), wanted) or _value_of(unit, wanted)
         if value:
             lines.append(value)
     if not lines:
-        for position in chosen:
-            unit = ctx.units[position]
-            if current:
-                unit = _current_clauses(unit)
-            lines.append(_clip_around(unit, wanted))
+        lines.append(_clip_around(_current_clauses(unit) if current else unit, wanted))
     if ask.file:
         paths: list[str] = []
         for _, position in scored[:8]:
