@@ -211,3 +211,20 @@ def probe_group(valid: bool, compactions_before: int, floor_passes: bool) -> str
     if compactions_before == 0:
         return "no_compaction"
     return "floor_answers" if floor_passes else "tests_summary"
+
+
+# ---------------------------------------------------------------------------------------------
+# probe self-tests
+
+
+def example_problems(probe: Probe) -> list[str]:
+    """A matcher is a tiny classifier: every `accept` example must pass it and every `reject` example fail."""
+    problems = []
+    for answer in probe.accept:
+        result = match(answer, probe)
+        if not result.passed:
+            problems.append(f"accept example {answer!r} fails ({result.decided_by})")
+    for answer in probe.reject:
+        if match(answer, probe).passed:
+            problems.append(f"reject example {answer!r} passes (every item present, nothing forbidden stated)")
+    return problems

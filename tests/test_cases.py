@@ -113,3 +113,27 @@ def test_the_case_writer_writes_what_the_reader_loads(tmp_path):
     with pytest.raises(HarnessError, match="already exists"):
         write_case_files(tmp_path / "w", session, text)
     assert session_file_of(tmp_path / "new") == tmp_path / "new" / "session.jsonl"
+
+
+def test_bad_self_test_examples_and_empty_items_are_one_line_errors(tmp_path):
+    import pytest
+
+    from harness.cases import load_case
+    from harness.errors import InputError
+
+    tmp_path = tmp_path / "c"
+    tmp_path.mkdir()
+    session = '{"role": "user", "content": "port 9090"}\n'
+    base = '[case]\nid = "c"\ntitle = "t"\npool = "edge"\nsession = "session.jsonl"\n[model]\ncontext_window = 1000\n' \
+           'max_output_tokens = 100\n[[probe]]\nid = "p"\nkind = "recall"\nquestion = "port?"\nplanted_at = 0\n'
+    (tmp_path / "session.jsonl").write_text(session)
+    for extra, problem in (('all = ["9090"]\naccept = ["9090", ""]', "`accept` must be a list of non-empty"),
+                           ('all = ["9090"]\nreject = [7]', "`reject` must be a list of non-empty"),
+                           ('all = ["9090", "\'."]', "is empty once normalised"),
+                           ('all = ["9090"]\nnone = ["``"]', "is empty once normalised")):
+        (tmp_path / "case.toml").write_text(base + extra + "\n")
+        with pytest.raises(InputError) as error:
+            load_case(tmp_path)
+        assert str(error.value).startswith(f"{tmp_path / 'case.toml'}: probe p: ") and problem in str(error.value)
+    (tmp_path / "case.toml").write_text(base + 'all = ["9090"]\naccept = ["9090", "port 9090"]\nreject = ["8080"]\n')
+    assert load_case(tmp_path).probes[0].accept == ("9090", "port 9090")

@@ -167,3 +167,13 @@ def test_only_probes_after_a_compaction_that_the_floor_misses_test_the_summary()
     assert probe_group(True, 2, True) == "floor_answers"
     assert probe_group(True, 0, False) == "no_compaction"
     assert probe_group(False, 3, False) == "invalid"
+
+
+def test_self_tests_name_the_example_that_fails():
+    from harness.probes import example_problems
+
+    p = probe(all=(("9090",),), none=("8080",), accept=("9090", "Port 9090 (was 8080)."), reject=("8080", "8080 or 9090"))
+    assert example_problems(p) == []
+    bad = probe(all=(("9090",),), accept=("nine thousand and ninety",), reject=("9090 or 8080",))
+    assert example_problems(bad) == ["accept example 'nine thousand and ninety' fails (missing '9090')",
+                                     "reject example '9090 or 8080' passes (every item present, nothing forbidden stated)"]

@@ -29,6 +29,8 @@ class Probe:
     rubric: str | None = None
     at: str = "end"
     draft: bool = False
+    accept: tuple[str, ...] = ()  # correct answers as a capable model words them: the matchers must pass each
+    reject: tuple[str, ...] = ()  # plausible wrong answers: the matchers must fail each
 
 
 @dataclass(frozen=True)

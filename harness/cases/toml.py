@@ -16,6 +16,7 @@ from typing import Any
 
 from harness.cases.schema import KINDS, POINT, POOLS, Case, Probe
 from harness.errors import HarnessError, InputError
+from harness.matching import normalise_item
 from harness.session import Session, write_session
 
 CASE_FILE = "case.toml"
@@ -150,20 +151,30 @@ def _probe(raw: dict, where: str, number: int) -> Probe:
             fail(f"bad regex: {exc}")
     if not items and regex is None:
         fail("needs `all` or `regex`: something to check the answer against")
+    for item in [*(a for i in items for a in ([i] if isinstance(i, str) else i)), *none]:
+        if not normalise_item(item):
+            fail(f"matcher item {item!r} is empty once normalised (case, quotes, punctuation): it would match anything")
+    examples = {}
+    for key in ("accept", "reject"):
+        values = raw.get(key, [])
+        if not isinstance(values, list) or not all(isinstance(v, str) and v.strip() for v in values):
+            fail(f"`{key}` must be a list of non-empty answer strings")
+        examples[key] = tuple(values)
     planted = raw.get("planted_at")
     if not isinstance(planted, int) or isinstance(planted, bool) or planted < 0:
         fail("planted_at must be a message index (0 or more)")
     at = raw.get("at", "end")
     if not isinstance(at, str) or not POINT.match(at):
         fail(f"at {at!r} must be `end`, `compaction:N` or `message:M`")
-    unknown = set(raw) - {"id", "kind", "question", "all", "none", "regex", "planted_at", "rubric", "at", "draft"}
+    unknown = set(raw) - {"id", "kind", "question", "all", "none", "regex", "planted_at", "rubric", "at", "draft",
+                          "accept", "reject"}
     if unknown:
         fail(f"unknown field {sorted(unknown)[0]!r}")
     return Probe(
         id=raw["id"], kind=raw["kind"], question=raw["question"],
         all=tuple((i,) if isinstance(i, str) else tuple(i) for i in items),
         none=tuple(none), regex=regex, planted_at=planted, rubric=raw.get("rubric"), at=at,
-        draft=bool(raw.get("draft", False)),
+        draft=bool(raw.get("draft", False)), **examples,
     )
 
 
