@@ -137,3 +137,17 @@ def test_bad_self_test_examples_and_empty_items_are_one_line_errors(tmp_path):
         assert str(error.value).startswith(f"{tmp_path / 'case.toml'}: probe p: ") and problem in str(error.value)
     (tmp_path / "case.toml").write_text(base + 'all = ["9090"]\naccept = ["9090", "port 9090"]\nreject = ["8080"]\n')
     assert load_case(tmp_path).probes[0].accept == ("9090", "port 9090")
+
+
+def test_every_shipped_probe_passes_its_own_self_tests():
+    from harness.cases import discover
+    from harness.probes import example_problems
+
+    problems, thin = [], []
+    for case in discover("cases"):
+        for probe in case.probes:
+            problems += [f"{case.id}/{probe.id}: {p}" for p in example_problems(probe)]
+            if len(probe.accept) < 2 or len(probe.reject) < 1:
+                thin.append(f"{case.id}/{probe.id}")
+    assert not problems, "\n".join(problems)
+    assert not thin, f"probes with fewer than 2 accept or 1 reject examples: {thin}"

@@ -31,12 +31,14 @@ class Probe:
     regex: str | None = None
     rubric: str | None = None
     planted_at: int = -1
+    accept: list[str] = field(default_factory=list)
+    reject: list[str] = field(default_factory=list)
 
     def fields(self) -> dict[str, Any]:
         """The [[probe]] table, in the order case.toml shows it; empty optional fields are left out."""
         return {"id": self.id, "kind": self.kind, "question": self.question, "all": self.all,
                 "none": self.none or None, "regex": self.regex or None, "planted_at": self.planted_at,
-                "rubric": self.rubric or None}
+                "rubric": self.rubric or None, "accept": self.accept or None, "reject": self.reject or None}
 
 
 class Builder:
@@ -98,9 +100,11 @@ def _item_in(item: Any, text: str) -> bool:
     return norm(str(item)) in text
 
 
-def verify_probes(b: Builder, probes: list[Probe]) -> list[str]:
+def verify_probes(b: Builder, probes: list[Probe], planted: tuple[str, ...] = ()) -> list[str]:
     """Probe truth: every `all` item occurs at or before planted_at, the planted message holds one of them,
-    update probes' old values appear before the new one and are not restated after planted_at."""
+    update probes' old values appear before the new one and are not restated after planted_at. Old values are
+    the `none` items the case planted (`planted`, the values kept out of noise); other `none` items are answers
+    the grader refuses (a rejected option, a hedge), not facts of the session."""
     texts = [norm(message_text(m)) for m in b.msgs]
     problems = []
     for p in probes:
@@ -114,7 +118,9 @@ def verify_probes(b: Builder, probes: list[Probe]) -> list[str]:
                 problems.append(f"{p.id}: {item!r} not found at or before message {p.planted_at}")
         if not any(_item_in(item, texts[p.planted_at]) for item in p.all):
             problems.append(f"{p.id}: planted message {p.planted_at} holds none of {p.all!r}")
-        for old in p.none:
+        for old in (p.none if p.kind == "update" else ()):
+            if old not in planted:
+                continue
             first_old = next((i for i, t in enumerate(texts) if norm(old) in t), None)
             if first_old is None:
                 problems.append(f"{p.id}: superseded value {old!r} never appears")

@@ -53,6 +53,7 @@ def gotest_out(failures, verbose: bool = False, repeat: int = 1):
 def long_auth_refactor() -> Spec:
     s = Spec("long-auth-refactor", "Move harbor-web from Redis sessions to signed stateless cookies", "long",
              "harbor", 1729, 128000, 16384, Layout(turns=42, steps_per_turn=(2, 6), target_chars=1_250_000))
+    s.keep_out_of_noise("HRB-4127", "9090", "8080", "stg-harbor-eu1.int.northwind.dev", "stg-harbor-02", "0.7.2", "0.6.0", "__Host-harbor_sid", "Cannot read properties of undefined (reading 'tenantId')", "req.auth", "sessionId")
     s.user("goal", 0.0, "We're moving harbor-web off server-side Redis sessions to signed, stateless cookies "
            "(HMAC-SHA256 with key rotation). This is ticket HRB-4127. Start by mapping everywhere `req.session` is read.")
     s.user("pnpm", 0.0, "Use pnpm, not npm — the lockfile is pnpm-lock.yaml and CI rejects a package-lock.json.")
@@ -102,25 +103,57 @@ def long_auth_refactor() -> Spec:
     s.user("next", 0.93, "Good. Once those two are done, the next step is the load test against staging with `pnpm k6:auth` "
            "— don't run it yet, I'll tell you when the window opens.")
     P = s.probe
-    P("goal", "goal", "goal", "What is the overall goal of this session?", ["stateless cookies", "Redis sessions"])
-    P("pm", "constraint", "pnpm", "Which package manager must be used in this repo?", ["pnpm"])
-    P("api", "constraint", "api", "Which file's public API must not change, and what depends on the exact response shapes?", ["src/routes/orders.ts", "mobile app"])
-    P("ticket", "recall", "goal", "Which ticket id must prefix every commit subject?", ["HRB-4127"])
-    P("commit-rule", "constraint", "commits", "What did the user ask about the size of commits?", ["small"])
-    P("port", "update", "port-new", "Which port must the dev server listen on now? Answer with the number only.", ["9090"], ["8080"])
-    P("staging", "update", "staging-new", "What is the staging host's name now?", ["stg-harbor-eu1.int.northwind.dev"], ["stg-harbor-02"])
-    P("cookie-ver", "update", "cookie-bump", "Which version should the `cookie` package be bumped to now?", ["0.7.2"], ["0.6.0"])
-    P("cookie-name", "recall", "cookie-name-said", "What is the session cookie named?", ["__Host-harbor_sid"])
-    P("err-tenant", "error", "err-tenant", "What TypeError did the session tests raise after switching the reader to cookies?",
-      ["Cannot read properties of undefined (reading 'tenantId')"])
-    P("fix-tenant", "error", "fix-tenant", "Where are the claims with cookies, instead of req.session?", ["req.auth"])
-    P("err-tsc", "error", "err-tsc", "Which property did tsc say does not exist on AuthClaims, and what is it really called?", ["sessionId", "sid"])
-    P("crypto", "decision", "decision-crypto", "What was chosen for signing cookies instead of adding iron-session?", ["node:crypto"])
-    P("fallback", "decision", "dead-end", "Why was the Redis dual-read fallback dropped?", ["latency"])
-    P("files-new", "artifact", "keyring", "Which two new files were created for cookie signing and key rotation?",
-      ["src/auth/cookies.ts", "src/auth/keyring.ts"])
-    P("remaining", "progress", "progress", "What work remains unfinished?", ["websocket", "Redis session store"])
-    P("next", "continuation", "next", "What is the next step once those two are done, and with which command?", ["k6:auth"])
+    P("goal", "goal", "goal", "What is the overall goal of this session?", [["stateless cookies", "cookies", "cookie"], ["Redis sessions", "Redis session", "Redis"]],
+      accept=["Move harbor-web off server-side Redis sessions to signed, stateless cookies (HMAC-SHA256 with key rotation), ticket HRB-4127.", "Replace the Redis session store with HMAC-signed stateless cookies.", "Migrating auth from Redis sessions to signed cookies with key rotation."],
+      reject=["Make the batch jobs skip soft-deleted rows and lower noisy log levels.", "Fix the flaky CI tests in src/db/client.ts."])
+    P("pm", "constraint", "pnpm", "Which package manager must be used in this repo?", ["pnpm"], ["npm", "yarn"],
+      accept=["pnpm", "Use pnpm, not npm: the lockfile is pnpm-lock.yaml and CI rejects a package-lock.json.", "`pnpm` (never npm)"],
+      reject=["npm", "npm or pnpm", "yarn"])
+    P("api", "constraint", "api", "Which file's public API must not change, and what depends on the exact response shapes?", [["src/routes/orders.ts", "routes/orders.ts"], ["mobile app", "mobile"]],
+      accept=["src/routes/orders.ts; the mobile app depends on its exact response shapes.", "Don't change the public API of `src/routes/orders.ts` -- the mobile app relies on the exact response shapes, byte-for-byte.", "The handlers in routes/orders.ts must keep inputs and outputs identical because the mobile client depends on them."],
+      reject=["src/services/orders.ts; the mobile app depends on it.", "src/routes/auth.ts, because the dashboard depends on the response shapes.", "src/routes/orders.ts, because the React dashboard parses it."])
+    P("ticket", "recall", "goal", "Which ticket id must prefix every commit subject?", ["HRB-4127"],
+      accept=["HRB-4127", "Every commit subject must start with `HRB-4127`.", "HRB-4127 (e.g. \"HRB-4127: sign cookies\")"],
+      reject=["HRB-4172", "HRB-412", "LED-882"])
+    P("commit-rule", "constraint", "commits", "What did the user ask about the size of commits?", [["small", "one logical change"]],
+      accept=["Keep commits small, one logical change each, with the ticket id as prefix.", "small commits", "One logical change per commit, subject prefixed with HRB-4127."],
+      reject=["Prefix every commit subject with HRB-4127.", "Squash everything into a single commit at the end."])
+    P("port", "update", "port-new", "Which port must the dev server listen on now? Answer with the number only.", ["9090"], ["8080"],
+      accept=["9090", "Port 9090 (changed from 8080, the metrics sidecar took the old one).", "`9090`"],
+      reject=["8080", "8080 or 9090", "9091"])
+    P("staging", "update", "staging-new", "What is the staging host's name now?", ["stg-harbor-eu1.int.northwind.dev"], ["stg-harbor-02"],
+      accept=["stg-harbor-eu1.int.northwind.dev", "It's now `stg-harbor-eu1.int.northwind.dev`; it was renamed from stg-harbor-02.int.northwind.dev, which is decommissioned.", "The staging host is stg-harbor-eu1.int.northwind.dev (previously stg-harbor-02)."],
+      reject=["stg-harbor-02.int.northwind.dev", "stg-harbor-eu1.int.northwind.dev or stg-harbor-02.int.northwind.dev", "stg-harbor-eu2.int.northwind.dev"])
+    P("cookie-ver", "update", "cookie-bump", "Which version should the `cookie` package be bumped to now?", ["0.7.2"], ["0.6.0"],
+      accept=["0.7.2", "Bump `cookie` to 0.7.2 (it was pinned to 0.6.0 before; 0.7.2 carries a CVE fix).", "cookie@0.7.2"],
+      reject=["0.6.0", "0.6.0 or 0.7.2", "0.7.1"])
+    P("cookie-name", "recall", "cookie-name-said", "What is the session cookie named?", ["__Host-harbor_sid"],
+      accept=["__Host-harbor_sid", "The session cookie is named `__Host-harbor_sid` (secure, SameSite=lax, one-day max age).", "It's called \"__Host-harbor_sid\"."],
+      reject=["harbor_sid", "__Secure-harbor_sid", "__Host-harbor_session"])
+    P("err-tenant", "error", "err-tenant", "What TypeError did the session tests raise after switching the reader to cookies?", ["Cannot read properties of undefined", "tenantId"],
+      accept=["TypeError: Cannot read properties of undefined (reading 'tenantId')", "`Cannot read properties of undefined (reading \"tenantId\")`, thrown in readSession at src/auth/session.ts:58.", "It was Cannot read properties of undefined, reading tenantId, because req.session was undefined."],
+      reject=["TypeError: Cannot read properties of undefined (reading 'sid')", "TypeError: Cannot read properties of null (reading 'tenantId')", "Property 'sessionId' does not exist on type 'AuthClaims'."])
+    P("fix-tenant", "error", "fix-tenant", "Where are the claims with cookies, instead of req.session?", ["req.auth"],
+      accept=["req.auth", "With cookies the claims are on `req.auth`, not `req.session`.", "On req.auth; the reader now throws a 401 when the cookie is missing."],
+      reject=["req.cookies", "res.locals.auth", "req.session.auth"])
+    P("err-tsc", "error", "err-tsc", "Which property did tsc say does not exist on AuthClaims, and what is it really called?", ["sessionId", "sid"],
+      accept=["`sessionId` does not exist on AuthClaims; the property is really called `sid`.", "Property 'sessionId' -- AuthClaims calls it sid.", "tsc flagged sessionId (TS2339) in src/middleware/rateLimit.ts; the real name is sid."],
+      reject=["Property 'tenantId' does not exist; it is called 'tid'.", "'sessionId' does not exist; it's really 'session_id'."])
+    P("crypto", "decision", "decision-crypto", "What was chosen for signing cookies instead of adding iron-session?", ["node:crypto"],
+      accept=["node:crypto", "HMAC-SHA256 from Node's built-in `node:crypto` rather than adding iron-session: it only needs sign and verify and keeps dependencies unchanged.", "They sign with node:crypto (HMAC-SHA256)."],
+      reject=["jsonwebtoken", "The cookie-signature package with HMAC-SHA256.", "@hapi/iron"])
+    P("fallback", "decision", "dead-end", "Why was the Redis dual-read fallback dropped?", [["latency", "p95"]],
+      accept=["It doubled p95 latency on the orders routes (41ms -> 86ms), so it was dropped for a hard cutover with forced re-login.", "Latency: the dual-read (cookie then Redis) roughly doubled request latency in the benchmark.", "Because the dual read doubled p95 on the orders routes, from 41ms to 86ms."],
+      reject=["Because Redis was being decommissioned.", "Because the mobile app depends on the exact response shapes.", "Keeping two code paths was too complex to maintain."])
+    P("files-new", "artifact", "keyring", "Which two new files were created for cookie signing and key rotation?", ["src/auth/cookies.ts", "src/auth/keyring.ts"],
+      accept=["src/auth/cookies.ts and src/auth/keyring.ts", "`src/auth/cookies.ts` (signing) and `src/auth/keyring.ts` (key rotation).", "Cookie signing went into src/auth/cookies.ts; rotation into src/auth/keyring.ts."],
+      reject=["src/auth/cookie.ts and src/auth/keyring.ts", "src/auth/cookies.ts and src/auth/keys.ts", "src/auth/session.ts and src/auth/cookies.ts"])
+    P("remaining", "progress", "progress", "What work remains unfinished?", ["websocket", "Redis session store"],
+      accept=["The websocket handshake in src/server.ts and deleting the Redis session store.", "Two things: move the WebSocket handshake to cookie auth, and remove the Redis session store.", "websocket handshake; delete Redis session store"],
+      reject=["Only the load test with pnpm k6:auth.", "The websocket handshake in src/server.ts; everything else is done.", "Cookie signing and key rotation."])
+    P("next", "continuation", "next", "What is the next step once those two are done, and with which command?", ["k6:auth"],
+      accept=["The load test against staging: `pnpm k6:auth`, but only once the user says the window is open.", "pnpm k6:auth", "Run the k6:auth load test on staging (wait for the go-ahead)."],
+      reject=["pnpm vitest run", "Run the load test with `pnpm k6:load`.", "Delete the Redis session store."])
     return s
 
 
@@ -131,6 +164,7 @@ def long_auth_refactor() -> Spec:
 def desktop_tax_rounding() -> Spec:
     s = Spec("desktop-tax-rounding", "Fix a half-cent rounding bug in invoice tax totals", "desktop", "ledgerline", 4101,
              200000, 32000, Layout(turns=5, steps_per_turn=(2, 4), target_chars=60_000, max_out=9000))
+    s.keep_out_of_noise("107.66", "107.65", "8.1%", "7.7%")
     s.user("goal", 0.0, "Invoice totals are off by a cent for some Swiss customers — tax is computed per line and rounded "
            "half-up, but accounting says it must be rounded once per invoice, half-even. Can you fix it in ledgerline?")
     s.user("uv", 0.0, "Use uv for everything (`uv run pytest`), don't pip install into the system python.")
@@ -147,15 +181,33 @@ def desktop_tax_rounding() -> Spec:
     s.say("progress", 0.9, "Done: rounding happens once per invoice with ROUND_HALF_EVEN in invoice_total(); the CH fixture uses 8.1%. "
           "Not done yet: the PDF renderer still formats per-line tax from the old field.")
     P = s.probe
-    P("goal", "goal", "goal", "What bug is the user asking to fix, and what rounding rule does accounting require?", ["half-even", "per invoice"])
-    P("uv", "constraint", "uv", "Which tool must be used to run Python commands?", ["uv"])
-    P("err", "error", "err", "What did the failing rounding assertion compare?", ["107.66", "107.65"])
-    P("decision", "decision", "decision", "Which rounding mode was chosen and where does rounding happen now?", ["ROUND_HALF_EVEN", "invoice_total"])
-    P("file", "artifact", "fix", "Which file was edited to remove per-line rounding?", ["src/ledgerline/tax/rounding.py"])
-    P("vat", "update", "vat", "Which Swiss VAT rate should the fixtures use?", ["8.1%"], ["7.7%"])
-    P("test-file", "recall", "err", "Which test file reproduces the bug?", ["tests/tax/test_rounding.py"])
-    P("todo", "progress", "progress", "What is still not done?", ["PDF"])
-    P("next", "continuation", "progress", "What should be worked on next?", ["PDF renderer"])
+    P("goal", "goal", "goal", "What bug is the user asking to fix, and what rounding rule does accounting require?", [["half-even", "half even", "ROUND_HALF_EVEN"], ["per invoice", "per-invoice", "invoice level", "invoice-level"]],
+      accept=["Invoice totals are off by a cent for Swiss customers because tax is rounded per line, half-up; accounting requires rounding once per invoice, half-even.", "Fix the one-cent tax discrepancy: round once per invoice using half-even (banker's) rounding.", "Per-line half-up rounding -> round the tax once per-invoice with ROUND_HALF_EVEN."],
+      reject=["Invoice totals are off by a cent; accounting wants tax rounded half-up on every line.", "Fix the rounding so each line's tax is rounded half-even.", "The Swiss VAT rate in the fixtures is outdated (7.7% instead of 8.1%)."])
+    P("uv", "constraint", "uv", "Which tool must be used to run Python commands?", ["uv"],
+      accept=["uv", "Use `uv run` for everything (e.g. `uv run pytest`); never pip install into the system Python.", "Everything goes through uv."],
+      reject=["pip", "poetry run pytest", "pip install into a virtualenv, then python -m pytest"])
+    P("err", "error", "err", "What did the failing rounding assertion compare?", ["107.66", "107.65"],
+      accept=["assert Decimal('107.66') == Decimal('107.65')", "It compared invoice_total(lines, rate=CH_VAT), which returned 107.66, with the expected 107.65.", "107.66 vs 107.65 (off by one cent)"],
+      reject=["It compared 107.66 against 107.67.", "assert Decimal('33.10') == Decimal('66.45')"])
+    P("decision", "decision", "decision", "Which rounding mode was chosen and where does rounding happen now?", [["ROUND_HALF_EVEN", "half-even", "half even"], ["invoice_total"]], ["ROUND_HALF_UP", "half-up", "half up"],
+      accept=["ROUND_HALF_EVEN; rounding now happens once, in invoice_total() instead of line_tax().", "Half-even (banker's rounding), applied once in invoice_total; per-line amounts stay unrounded.", "ROUND_HALF_EVEN, done in `invoice_total()` (line_tax() no longer rounds half-up)."],
+      reject=["ROUND_HALF_UP, in invoice_total().", "ROUND_HALF_EVEN, applied per line in line_tax().", "ROUND_HALF_UP or ROUND_HALF_EVEN, in invoice_total()."])
+    P("file", "artifact", "fix", "Which file was edited to remove per-line rounding?", ["src/ledgerline/tax/rounding.py"],
+      accept=["src/ledgerline/tax/rounding.py", "`src/ledgerline/tax/rounding.py`: line_tax() no longer quantizes.", "The per-line rounding was removed in src\\ledgerline\\tax\\rounding.py."],
+      reject=["src/ledgerline/tax/rates.py", "tests/tax/test_rounding.py", "src/ledgerline/invoices/service.py"])
+    P("vat", "update", "vat", "Which Swiss VAT rate should the fixtures use?", [["8.1"]], ["7.7", "0.077"],
+      accept=["8.1%", "8.1 % (it changed from 7.7% in January)", "The fixtures should use 8.1%, replacing the old 7.7%.", "8.1% (Decimal(\"0.081\"))"],
+      reject=["7.7%", "7.7% or 8.1%", "0.077", "8.0%"])
+    P("test-file", "recall", "err", "Which test file reproduces the bug?", ["tests/tax/test_rounding.py"],
+      accept=["tests/tax/test_rounding.py", "The bug is reproduced by `tests/tax/test_rounding.py` (test_invoice_total_rounds_once)."],
+      reject=["tests/tax/conftest.py", "tests/tax/test_rates.py", "src/ledgerline/tax/rounding.py"])
+    P("todo", "progress", "progress", "What is still not done?", ["PDF"],
+      accept=["The PDF renderer still formats per-line tax from the old field.", "Updating the PDF rendering.", "Only the invoice pdf renderer remains."],
+      reject=["Nothing, all done; the tests pass.", "Switching the Swiss VAT fixture to 8.1%.", "Input validation for fetch_ledger_entry."])
+    P("next", "continuation", "progress", "What should be worked on next?", [["PDF renderer", "PDF rendering", "PDF"]],
+      accept=["Fix the PDF renderer so it stops formatting per-line tax from the old field.", "Update the invoice PDF rendering to use the per-invoice tax.", "PDF renderer"],
+      reject=["Change the CH fixture to 8.1%.", "Move rounding into invoice_total().", "Tidy the error handling in src/ledgerline/auth/tokens.py."])
     return s
 
 
@@ -168,6 +220,7 @@ def auto_flaky_scheduler() -> Spec:
              5501, 200000, 32000,
              Layout(turns=1, steps_per_turn=(72, 72), target_chars=1_700_000, giant_outputs=9, max_out=60000, fail_rate=0.18,
                     closing=True))
+    s.keep_out_of_noise("55439", "55432", "executed 2 times", "Renew", "reapExpired", "ErrLeaseLost not handled", "-count=200")
     s.user("goal", 0.0, "CI has been red on and off for two weeks: jobs occasionally run twice when a worker's lease expires "
            "during a long attempt. Find the root cause in cinder and fix it without my help — I'm offline until tomorrow.\n\n"
            "Ground rules:\n- Go 1.22 toolchain only, and do not add new module dependencies (go.mod must not grow).\n"
@@ -207,21 +260,48 @@ def auto_flaky_scheduler() -> Spec:
           "Renewal is now a conditional UPDATE in Postgres and workers cancel on ErrLeaseLost. Incident note is in "
           "docs/incidents/lease-race.md. Still open: a metric for lost leases (cinder_lease_lost_total) — not started.")
     P = s.probe
-    P("goal", "goal", "goal", "What problem with jobs is the agent asked to fix when a worker's lease expires?", ["twice"])
-    P("no-deps", "constraint", "goal", "What rule did the user set about Go module dependencies?", ["dependencies"])
-    P("api", "constraint", "goal", "Which file's gRPC API must not change?", ["internal/api/jobs.go"])
-    P("pg-port", "update", "pg-port-said", "Which port does the local Postgres use now? Number only.", ["55439"], ["55432"])
-    P("flake", "error", "flake", "What did the flaky lease test report about the job?", ["executed 2 times"])
-    P("race", "error", "race", "What is the root cause of the race on the lease deadline, and which two functions are involved?", ["Renew", "reapExpired"])
-    P("decision", "decision", "decision", "Which fix option was chosen for the race, and why over a mutex?",
-      [["WHERE lease_token", "conditional UPDATE"], ["source of truth", "across processes"]])
-    P("fix-file", "artifact", "fix", "Which file got the conditional UPDATE?", ["internal/queue/lease.go"])
-    P("err2", "error", "err2", "What did the full suite report after the first fix?", ["ErrLeaseLost not handled"])
-    P("fix2", "artifact", "fix2", "Which file was changed so workers cancel on a lost lease?", ["internal/worker/heartbeat.go"])
-    P("writeup", "artifact", "writeup", "Where is the incident write-up?", ["docs/incidents/lease-race.md"])
-    P("verify", "recall", "writeup", "Which race-detector run verifies the fix?", ["-count=200"])
-    P("open", "progress", "progress", "What is still open?", ["cinder_lease_lost_total"])
-    P("next", "continuation", "progress", "What is still open?", ["metric"])
+    P("goal", "goal", "goal", "What problem with jobs is the agent asked to fix when a worker's lease expires?", [["twice", "executed 2 times", "double execution"]],
+      accept=["Jobs occasionally run twice when a worker's lease expires during a long attempt.", "Double execution: a job gets executed twice after the lease expires mid-attempt.", "Duplicate runs — the job is executed 2 times instead of once."],
+      reject=["Jobs get stuck and never run again after the lease expires.", "Jobs are silently dropped when a worker's lease expires.", "The lease heartbeat leaks goroutines."])
+    P("no-deps", "constraint", "goal", "What rule did the user set about Go module dependencies?", [["dependencies", "dependency", "go.mod must not grow"]], regex="(?:\\b(?:not?|never|without|zero)\\b|n['’]t\\b)[^.\\n]{0,40}(?:dependenc|\\bdeps\\b|\\bmodules?\\b|go\\.mod)|go\\.mod must not grow",
+      accept=["Do not add new module dependencies — go.mod must not grow.", "No new Go module dependencies (Go 1.22 toolchain only).", "go.mod must not grow: no new deps.", "Don't add any new dependencies to go.mod."],
+      reject=["Keep the module dependencies up to date with go get -u.", "Vendor all dependencies into vendor/.", "Use the Go 1.22 toolchain only."])
+    P("api", "constraint", "goal", "Which file's gRPC API must not change?", ["internal/api/jobs.go"],
+      accept=["internal/api/jobs.go", "The gRPC API in `internal/api/jobs.go` must stay unchanged — workers in other repos use it.", "internal/api/jobs.go (used by workers in other repos)"],
+      reject=["internal/api/server.go", "internal/api/jobs_test.go", "internal/queue/queue.go"])
+    P("pg-port", "update", "pg-port-said", "Which port does the local Postgres use now? Number only.", ["55439"], ["55432"],
+      accept=["55439", "55439 (it was 55432 before)", "Port 55439; it moved from 55432 after the rebase."],
+      reject=["55432", "55432 or 55439", "5432", "55438"])
+    P("flake", "error", "flake", "What did the flaky lease test report about the job?", [["executed 2 times", "executed twice", "2 times"]],
+      accept=["job 7f3c2a91 executed 2 times, want 1 (lease expired at attempt 3)", "It reported the job was executed twice instead of once.", "lease_test.go:142 — the job ran 2 times, want 1"],
+      reject=["job 7f3c2a91 executed 3 times, want 1", "WARNING: DATA RACE in (*Lease).Renew()", "job executed 0 times (lease expired at attempt 3)"])
+    P("race", "error", "race", "What is the root cause of the race on the lease deadline, and which two functions are involved?", ["Renew", "reapExpired"],
+      accept=["reapExpired() reads lease.expiresAt without holding the lease mutex while Renew() writes it, so the reaper sees a stale deadline and requeues a just-renewed job.", "A data race on expiresAt between (*Lease).Renew and reapExpired.", "Unsynchronised read of expires_at in reapExpired() racing with the write in Renew()"],
+      reject=["Renew() and ReleaseLease() both write expiresAt without a lock.", "reapExpired() races with the heartbeat goroutine in pool.go.", "The Postgres UPDATE in ReleaseLease is not atomic."])
+    P("decision", "decision", "decision", "Which fix option was chosen for the race, and why over a mutex?", [["WHERE lease_token", "conditional UPDATE"], ["source of truth", "across processes", "one process"]],
+      accept=["Option (b): renewal became a single conditional UPDATE ... WHERE lease_token = $1 AND expires_at > now(), letting Postgres decide; the database is the source of truth across processes, while a mutex only fixes one process.", "A conditional UPDATE in Postgres, because it works across processes and a mutex would not.", "The `UPDATE ... WHERE lease_token` renewal: a mutex only fixes one process."],
+      reject=["A mutex around expiresAt, because it is the simplest fix.", "Option (a), a sync.Mutex around expiresAt, since that keeps the fix in-process.", "The conditional UPDATE, because it is faster than taking a lock."])
+    P("fix-file", "artifact", "fix", "Which file got the conditional UPDATE?", ["internal/queue/lease.go"],
+      accept=["internal/queue/lease.go", "The conditional UPDATE went into `internal/queue/lease.go` (Lease.Renew).", "internal/queue/lease.go, in the renewal"],
+      reject=["internal/queue/queue.go", "internal/worker/heartbeat.go", "internal/queue/lease_test.go"])
+    P("err2", "error", "err2", "What did the full suite report after the first fix?", [["ErrLeaseLost not handled", "kept running the attempt"]],
+      accept=["pool_test.go:77: unexpected error: renew lease 9b1e: ErrLeaseLost not handled; worker kept running the attempt", "A failure in internal/worker: `ErrLeaseLost not handled`.", "It said ErrLeaseLost wasn't handled — the worker kept running the attempt."],
+      reject=["WARNING: DATA RACE in Lease.Renew", "job 7f3c2a91 executed 2 times, want 1", "ErrNotFound not handled; worker kept retrying"])
+    P("fix2", "artifact", "fix2", "Which file was changed so workers cancel on a lost lease?", ["internal/worker/heartbeat.go"],
+      accept=["internal/worker/heartbeat.go", "`internal/worker/heartbeat.go` — it now cancels the attempt on queue.ErrLeaseLost.", "internal/worker/heartbeat.go (the renew loop)"],
+      reject=["internal/worker/pool.go", "internal/queue/lease.go", "internal/worker/heartbeat_test.go"])
+    P("writeup", "artifact", "writeup", "Where is the incident write-up?", ["docs/incidents/lease-race.md"],
+      accept=["docs/incidents/lease-race.md", "The write-up is in `docs/incidents/lease-race.md`.", "docs/incidents/lease-race.md (365 bytes)"],
+      reject=["docs/incidents/lease-expiry.md", "docs/lease-race.md", "docs/incidents/README.md"])
+    P("verify", "recall", "writeup", "Which race-detector run verifies the fix?", [["-count=200", "count=200"]],
+      accept=["go test -race -count=200 ./internal/queue/", "`go test -race -run TestLeaseRenewal -count=200 ./internal/queue/` — clean now.", "The -race run with count=200 over ./internal/queue/"],
+      reject=["go test -race -count=50 ./internal/queue/...", "go test -race ./...", "go test -race -count=2000 ./internal/queue/"])
+    P("open", "progress", "progress", "What is still open?", ["cinder_lease_lost_total"],
+      accept=["A metric for lost leases (cinder_lease_lost_total) — not started.", "`cinder_lease_lost_total` is still open.", "Adding the cinder_lease_lost_total counter."],
+      reject=["The incident write-up docs/incidents/lease-race.md.", "A cinder_lease_renewals_total metric.", "Cancelling the worker on ErrLeaseLost in heartbeat.go."])
+    P("next", "continuation", "progress", "What is still open?", [["metric", "metrics"]],
+      accept=["Adding a metric for lost leases (cinder_lease_lost_total).", "The lost-lease metric; not started yet.", "Prometheus metrics for lost leases."],
+      reject=["Writing docs/incidents/lease-race.md.", "Cancelling the attempt on ErrLeaseLost in internal/worker/heartbeat.go.", "Nothing, everything is done."])
     return s
 
 
@@ -233,6 +313,7 @@ def edge_32k_window() -> Spec:
     s = Spec("edge-32k-window", "Small-window model: add a per-route timeout to the tollgate gateway", "edge", "tollgate", 3201,
              32768, 8192, Layout(turns=16, steps_per_turn=(2, 4), target_chars=210_000, max_out=6000),
              notes="32K window: a 20% ratio reserve (6.5K) is smaller than one tool round here; the absolute 16384 reserve leaves 16384.")
+    s.keep_out_of_noise("1800", "2500", "cannot unmarshal !!str `3s` into int", "fix the fixture")
     s.user("goal", 0.0, "Add per-route upstream timeouts to tollgate: each route in config/tollgate.yaml gets an optional "
            "`timeout_ms`, falling back to the global default.")
     s.user("no-deps", 0.0, "No new dependencies, and don't rename anything exported from internal/config — the helm chart generator imports it.")
@@ -251,18 +332,42 @@ def edge_32k_window() -> Spec:
     s.say("progress", 0.88, "Done: Route.TimeoutMS parsed and validated; proxy handler uses it via context.WithTimeout. "
           "Remaining: document timeout_ms in deploy/helm/values.yaml.")
     P = s.probe
-    P("goal", "goal", "goal", "What feature is being added?", ["timeout"])
-    P("no-deps", "constraint", "no-deps", "Which package's exported names must not be renamed?", ["internal/config"])
-    P("default", "update", "default-new", "What is the global upstream timeout default now, in ms?", ["1800"], ["2500"])
-    P("err", "error", "err", "What did the config test fail to unmarshal?", ["cannot unmarshal !!str `3s` into int"])
-    P("decision", "decision", "decision", "Why is timeout_ms an integer instead of a duration string?", ["helm"])
-    P("field", "artifact", "field", "Which struct field was added, and in which file?", ["TimeoutMS", "internal/config/config.go"])
-    P("branch", "recall", "branch", "Which branch is the work on, and which branch does the PR target?", ["feat/route-timeouts", "release/2.7"])
-    P("fix-3s", "error", "decision", "How was the `3s` unmarshal error in config_test.go resolved, given timeout_ms stays an integer?", ["fix the fixture"])
-    P("proxy", "artifact", "proxy", "Which file applies the per-route timeout at request time?", ["internal/proxy/handler.go"])
-    P("deps", "constraint", "no-deps", "What did the user say about dependencies?", ["No new dependencies"])
-    P("remaining", "progress", "progress", "What remains to be done?", ["deploy/helm/values.yaml"])
-    P("next", "continuation", "progress", "What is still remaining?", ["document"])
+    P("goal", "goal", "goal", "What feature is being added?", [["timeout", "timeouts", "timeout_ms", "TimeoutMS"], ["per-route", "per route", "each route", "route-level"]],
+      accept=["Per-route upstream timeouts for tollgate: each route gets an optional timeout_ms, falling back to the global default.", "A per-route `timeout_ms` option.", "An upstream timeout per route."],
+      reject=["Per-tenant rate limiting.", "Lowering the global upstream timeout to 1800 ms.", "Making EncodeRoute deterministic."])
+    P("no-deps", "constraint", "no-deps", "Which package's exported names must not be renamed?", ["internal/config"],
+      accept=["internal/config (the helm chart generator imports it).", "Anything exported from `internal/config`.", "The internal/config package."],
+      reject=["internal/proxy", "deploy/helm", "internal/upstream"])
+    P("default", "update", "default-new", "What is the global upstream timeout default now, in ms?", [["1800", "1800ms"]], ["2500", "2500ms"],
+      accept=["1800", "1,800 ms (down from 2500)", "1800 ms; it was 2500 before.", "The global default is now 1800ms, previously 2500."],
+      reject=["2500", "2500 or 1800", "1500", "2500 ms", "1800ms or 2500ms"])
+    P("err", "error", "err", "What did the config test fail to unmarshal?", [["3s"], ["int", "integer"]],
+      accept=["yaml: unmarshal errors: line 23: cannot unmarshal !!str `3s` into int", "The string \"3s\" into an int (timeout_ms).", "`3s` — a duration string that can't go into an integer field."],
+      reject=["`2500` into a duration.", "cannot unmarshal !!str `30s` into int", "`3s` into time.Duration"])
+    P("decision", "decision", "decision", "Why is timeout_ms an integer instead of a duration string?", [["helm"], ["integer", "integers", "int", "ints", "numbers", "numeric", "mixing", "milliseconds"]],
+      accept=["Because the helm values already use integers, and mixing integers with duration strings invites mistakes.", "To stay consistent with the Helm values, which are integer milliseconds.", "The helm values use ints; mixing both formats would be error-prone."],
+      reject=["Because the helm chart generator imports internal/config.", "Because Go's time.ParseDuration is slow.", "Because yaml cannot decode durations."])
+    P("field", "artifact", "field", "Which struct field was added, and in which file?", ["TimeoutMS", "internal/config/config.go"],
+      accept=["TimeoutMS (yaml \"timeout_ms,omitempty\") on the Route struct in internal/config/config.go.", "`Route.TimeoutMS` in `internal/config/config.go`.", "TimeoutMS, internal/config/config.go"],
+      reject=["TimeoutMS in internal/proxy/handler.go", "Timeout in internal/config/config.go", "UpstreamTimeout in internal/config/config.go"])
+    P("branch", "recall", "branch", "Which branch is the work on, and which branch does the PR target?", ["feat/route-timeouts", "release/2.7"],
+      accept=["feat/route-timeouts; the PR targets release/2.7.", "Work on `feat/route-timeouts`, PR against `release/2.7`.", "feat/route-timeouts -> release/2.7"],
+      reject=["feat/route-timeout, PR against release/2.7", "feat/route-timeouts, PR against main", "feat/route-timeouts, PR against release/2.6"])
+    P("fix-3s", "error", "decision", "How was the `3s` unmarshal error in config_test.go resolved, given timeout_ms stays an integer?", [["fixture"]],
+      accept=["By fixing the test fixture to use integer milliseconds instead of `3s`.", "They fixed the fixture rather than accepting duration strings.", "The fixture was corrected; timeout_ms stays an int."],
+      reject=["By making timeout_ms accept Go duration strings like 3s.", "By switching timeout_ms to a time.Duration.", "By adding a custom UnmarshalYAML that parses 3s."])
+    P("proxy", "artifact", "proxy", "Which file applies the per-route timeout at request time?", ["internal/proxy/handler.go"],
+      accept=["internal/proxy/handler.go", "`internal/proxy/handler.go`, via context.WithTimeout."],
+      reject=["internal/proxy/rewrite.go", "internal/upstream/pool.go", "internal/config/config.go"])
+    P("deps", "constraint", "no-deps", "What did the user say about dependencies?", [["dependencies", "dependency", "deps"]], regex="(\\bno\\b|\\bnot\\b|n't|\\bnever\\b|\\bwithout\\b|\\bavoid)[^.\\n]{0,25}(dependenc|deps\\b)|(dependenc\\w*|deps)\\W{1,3}(no\\b|not\\b|none\\b|do not|don't|never)",
+      accept=["No new dependencies.", "Don't add any new dependencies.", "No new deps allowed."],
+      reject=["New dependencies are fine if they are small.", "Run go mod tidy after adding dependencies.", "Don't rename anything exported from internal/config."])
+    P("remaining", "progress", "progress", "What remains to be done?", [["deploy/helm/values.yaml", "helm/values.yaml", "values.yaml", "helm values"]],
+      accept=["Document timeout_ms in deploy/helm/values.yaml.", "Documenting timeout_ms in the Helm values.yaml.", "The helm values file still needs timeout_ms documented."],
+      reject=["Nothing; the feature is done.", "Apply the timeout in internal/proxy/handler.go.", "Document timeout_ms in config/tollgate.yaml."])
+    P("next", "continuation", "progress", "What is still remaining?", [["document", "documenting", "documentation", "documented", "docs"], ["values.yaml", "helm"]],
+      accept=["Document timeout_ms in deploy/helm/values.yaml.", "Documentation of timeout_ms in the helm values.", "The docs for timeout_ms in values.yaml."],
+      reject=["Nothing.", "Document the change in the README.", "Add the TimeoutMS field to the Route struct."])
     return s
 
 
@@ -270,6 +375,7 @@ def edge_32k_window() -> Spec:
 def long_billing_migration() -> Spec:
     s = Spec("long-billing-migration", "Migrate ledgerline invoice numbering to per-tenant sequences", "long", "ledgerline",
              2718, 128000, 16384, Layout(turns=60, steps_per_turn=(2, 5), target_chars=1_700_000, max_out=30000))
+    s.keep_out_of_noise("LED-882", "pg-ledger-stg2", "pg-ledger-staging", "1200", "5000", "uq_invoices_tenant_number", "with_for_update", "incompatible type \"UUID\"", "Thursday 14:00 UTC")
     s.user("goal", 0.0, "Goal for this session: invoice numbers must become gapless per-tenant sequences (INV-<tenant>-<n>) "
            "instead of the global Postgres sequence. That means an Alembic migration, a backfill, and changing "
            "src/ledgerline/invoices/numbering.py. Ticket LED-882.")
@@ -311,29 +417,61 @@ def long_billing_migration() -> Spec:
           "still describe numeric invoice numbers.")
     s.user("next", 0.95, "Thanks. Next: run the backfill on staging with --dry-run first and send me the summary line.")
     P = s.probe
-    P("goal", "goal", "goal", "What is the overall goal of the session?", ["gapless", "per-tenant"])
-    P("ticket", "recall", "goal", "What is the ticket number for this work?", ["LED-882"])
-    P("uv", "constraint", "uv", "What must be run before claiming something is done?", ["mypy"])
-    P("orm-events", "constraint", "no-orm-events", "Which SQLAlchemy mechanism did the user forbid for this change?", ["ORM events"])
-    P("db-host", "update", "db-host-new", "What is the staging database host now?", ["pg-ledger-stg2"], ["pg-ledger-staging"])
-    P("batch", "update", "batch-new", "How many invoices per backfill batch? Number only.", ["1200"], ["5000"])
-    P("lock", "decision", "decision-lock", "Why was a per-tenant counter row with FOR UPDATE chosen over Postgres sequences?", ["rolled-back"])
-    P("migration", "artifact", "migration", "Which migration file creates the invoice_counters table?", ["20240611_7c1d_invoice_counters.py"])
-    P("err-unique", "error", "err-unique", "Which unique constraint was violated in the concurrency test?", ["uq_invoices_tenant_number"])
-    P("fix-unique", "error", "fix-unique", "How was the counter row read fixed so two transactions don't get the same value?", ["with_for_update"])
-    P("dead-end", "decision", "dead-end", "Why was the backfill moved out of the Alembic migration, and into which CLI command?",
-      [["40+ minutes", "one transaction", "block deploys"], "backfill-invoice-numbers"])
-    P("backfill-file", "artifact", "backfill", "Which file holds the backfill command?", ["src/ledgerline/cli/backfill.py"])
-    P("err-mypy", "error", "err-mypy", "What did mypy complain about in the backfill?", ["incompatible type \"UUID\""])
-    P("freeze", "recall", "freeze", "When does the release freeze start?", ["Thursday 14:00 UTC"])
-    P("left", "progress", "progress", "What is left to do?", ["dashboard", "docs/api/invoices.md"])
-    P("next", "continuation", "next", "What should be done next, and with which flag first?", ["--dry-run"])
+    P("goal", "goal", "goal", "What is the overall goal of the session?", ["gapless", ["per-tenant", "per tenant"]],
+      accept=["Make invoice numbers gapless per-tenant sequences (INV-<tenant>-<n>) instead of the global Postgres sequence: a migration, a backfill and a numbering change.", "Gapless invoice numbering per tenant, replacing the global sequence.", "Switch invoices to gapless, per-tenant numbers (ticket LED-882)."],
+      reject=["Make the tax_rate endpoint faster.", "Move invoice numbers onto one global Postgres sequence."])
+    P("ticket", "recall", "goal", "What is the ticket number for this work?", ["LED-882"],
+      accept=["LED-882", "The ticket is LED-882.", "`LED-882`"],
+      reject=["LED-828", "LED-8820", "HRB-4127"])
+    P("uv", "constraint", "uv", "What must be run before claiming something is done?", ["mypy"],
+      accept=["`uv run mypy src`", "Type-check with mypy (uv run mypy src) before saying anything is done.", "uv run mypy src"],
+      reject=["uv run pytest -q", "ruff check src"])
+    P("orm-events", "constraint", "no-orm-events", "Which SQLAlchemy mechanism did the user forbid for this change?", [["ORM events", "before_insert"]],
+      accept=["SQLAlchemy ORM events (before_insert etc.); explicit calls only.", "ORM events", "No ORM event listeners such as before_insert: use explicit calls."],
+      reject=["Postgres sequences", "Alembic data migrations", "session.get()"])
+    P("db-host", "update", "db-host-new", "What is the staging database host now?", ["pg-ledger-stg2"], ["pg-ledger-staging"],
+      accept=["pg-ledger-stg2.c9x2.eu-central-1.rds.amazonaws.com", "It moved to `pg-ledger-stg2.c9x2.eu-central-1.rds.amazonaws.com` (previously pg-ledger-staging.c9x2...).", "The staging DB host is now pg-ledger-stg2 (alembic.ini updated)."],
+      reject=["pg-ledger-staging.c9x2.eu-central-1.rds.amazonaws.com", "pg-ledger-staging or pg-ledger-stg2", "pg-ledger-stg1.c9x2.eu-central-1.rds.amazonaws.com"])
+    P("batch", "update", "batch-new", "How many invoices per backfill batch? Number only.", ["1200"], ["5000"],
+      accept=["1200", "1,200 invoices per batch (down from 5000 because of replication lag).", "1200 per batch, not 5000."],
+      reject=["5000", "5000 or 1200", "1000"])
+    P("lock", "decision", "decision-lock", "Why was a per-tenant counter row with FOR UPDATE chosen over Postgres sequences?", [["rolled-back", "burn", "never gapless"]],
+      accept=["Postgres sequences are never gapless: rolled-back transactions burn values, while a row lock serialises numbering per tenant.", "Because sequence values are burned by rolled-back transactions, which leaves gaps.", "Sequences are never gapless; the counter row under FOR UPDATE is, and per-tenant serialisation is fine at our volume."],
+      reject=["Because sequences are slower than a row lock.", "Because ORM events were forbidden.", "Because sequences can't be created inside an Alembic migration."])
+    P("migration", "artifact", "migration", "Which migration file creates the invoice_counters table?", ["20240611_7c1d_invoice_counters.py"],
+      accept=["migrations/versions/20240611_7c1d_invoice_counters.py", "`20240611_7c1d_invoice_counters.py`", "The Alembic migration migrations/versions/20240611_7c1d_invoice_counters.py creates it."],
+      reject=["migrations/versions/20240611_7c1d_invoice_numbers.py", "migrations/versions/20240612_7c1d_invoice_counters.py", "src/ledgerline/cli/backfill.py"])
+    P("err-unique", "error", "err-unique", "Which unique constraint was violated in the concurrency test?", ["uq_invoices_tenant_number"],
+      accept=["uq_invoices_tenant_number", "The unique constraint \"uq_invoices_tenant_number\" (UniqueViolation, duplicate key).", "`uq_invoices_tenant_number` on invoices"],
+      reject=["uq_invoice_tenant_number", "invoices_pkey", "uq_invoices_number"])
+    P("fix-unique", "error", "fix-unique", "How was the counter row read fixed so two transactions don't get the same value?", [["with_for_update", "for update"]],
+      accept=["The async path now reads it with `select(...).with_for_update()` instead of `session.get`, so the row is locked.", "with_for_update()", "By locking the counter row with SELECT ... FOR UPDATE in the async path too."],
+      reject=["By adding a retry on UniqueViolation.", "With a Postgres advisory lock per tenant.", "It reads the row with session.get and caches it."])
+    P("dead-end", "decision", "dead-end", "Why was the backfill moved out of the Alembic migration, and into which CLI command?", [["40+ minutes", "40+", "one transaction", "block deploys", "deploys"], "backfill-invoice-numbers"],
+      accept=["It ran 40+ minutes inside one transaction on the staging-sized dump and would block deploys; it became `ledgerline backfill-invoice-numbers`, committing per batch.", "Inside the migration it took more than 40 minutes in a single transaction, blocking deploys, so it moved to the backfill-invoice-numbers CLI command.", "Too long in one transaction (40+ minutes); now `ledgerline backfill-invoice-numbers`."],
+      reject=["Because Alembic can't run Python code; it moved into `ledgerline backfill-invoice-numbers`.", "It ran 40+ minutes in one transaction, so it moved into a Celery task.", "It ran 40+ minutes in one transaction; it moved into `ledgerline renumber-invoices`."])
+    P("backfill-file", "artifact", "backfill", "Which file holds the backfill command?", ["src/ledgerline/cli/backfill.py"],
+      accept=["src/ledgerline/cli/backfill.py", "The command lives in `src/ledgerline/cli/backfill.py`.", "src/ledgerline/cli/backfill.py (ledgerline backfill-invoice-numbers)"],
+      reject=["src/ledgerline/cli/backfills.py", "src/ledgerline/invoices/numbering.py", "migrations/versions/20240611_7c1d_invoice_counters.py"])
+    P("err-mypy", "error", "err-mypy", "What did mypy complain about in the backfill?", ["UUID", ["format_number", "incompatible type", "str"]],
+      accept=["Argument 1 to \"format_number\" has incompatible type \"UUID\"; expected \"str\" (src/ledgerline/cli/backfill.py:47).", "format_number got the tenant UUID where it expects a str; it wants the tenant slug.", "An arg-type error: format_number was passed invoice.tenant_id, a UUID, instead of the slug string."],
+      reject=["Argument 1 to \"format_number\" has incompatible type \"int\"; expected \"str\".", "A missing return type annotation on the backfill command.", "Item \"None\" of \"Optional[str]\" has no attribute \"slug\"."])
+    P("freeze", "recall", "freeze", "When does the release freeze start?", ["Thursday", "14:00", "UTC"],
+      accept=["Thursday 14:00 UTC", "The release freeze starts Thursday at 14:00 UTC; the migration must be merged before.", "Thursday, 14:00 UTC"],
+      reject=["Friday 14:00 UTC", "Thursday 16:00 UTC", "Thursday 14:00 CET"])
+    P("left", "progress", "progress", "What is left to do?", ["dashboard", ["docs/api/invoices.md", "invoices.md", "API docs"]],
+      accept=["The dashboard still sorts by the old global id, and docs/api/invoices.md still describes numeric invoice numbers.", "Fix the dashboard sort order and update the API docs (invoices.md).", "dashboard sorting; docs/api/invoices.md"],
+      reject=["Only the dashboard sort order.", "The Alembic migration and the backfill command.", "Run the backfill on staging with --dry-run."])
+    P("next", "continuation", "next", "What should be done next, and with which flag first?", ["--dry-run"],
+      accept=["Run the backfill on staging with --dry-run first and send the user the summary line.", "`ledgerline backfill-invoice-numbers --dry-run` against staging.", "--dry-run"],
+      reject=["Run the backfill on staging with --batch-size 1200.", "Merge the migration before the freeze.", "Run it with --commit."])
     return s
 
 
 def long_gateway_ratelimit() -> Spec:
     s = Spec("long-gateway-ratelimit", "Replace tollgate's fixed-window limiter with a Redis token bucket", "long", "tollgate",
              31337, 200000, 32000, Layout(turns=55, steps_per_turn=(2, 6), target_chars=2_000_000, max_out=36000))
+    s.keep_out_of_noise("redis-rl-eu.svc.northwind.internal", "redis-rl-01", "rate: 400", "Allow() = true after burst of 100", "bucket refill negative", "tollgate_ratelimit_rejected_total")
     s.user("goal", 0.0, "I want to replace tollgate's fixed-window rate limiter with a token bucket stored in Redis, so bursts "
            "at window edges stop letting 2x traffic through. Keep the existing per-tenant limits config working.")
     s.user("go-style", 0.0, "House rules: go 1.22, table-driven tests, errors wrapped with %w, and no global variables for the limiter.")
@@ -364,27 +502,58 @@ def long_gateway_ratelimit() -> Spec:
           "Remaining: the shadow-mode flag so we can compare old and new limiters in production, and the Grafana panel.")
     s.user("next", 0.94, "Let's do the shadow-mode flag next; call it RATELIMIT_SHADOW and default it to on in staging only.")
     P = s.probe
-    P("goal", "goal", "goal", "What is being built in this session?", ["token bucket", "Redis"])
-    P("style", "constraint", "go-style", "How must errors be wrapped, according to the house rules?", ["%w"])
-    P("no-globals", "constraint", "go-style", "What did the house rules say about global variables?", ["no global variables"])
-    P("api", "constraint", "api", "Which exported interface must not change, and why?", ["Limiter", "vendor"])
-    P("redis", "update", "redis-new", "Which host did infra migrate the limiter Redis to?", ["redis-rl-eu.svc.northwind.internal"], ["redis-rl-01"])
-    P("acme", "update", "acme-new", "What is Acme's rate limit per second now? Number only.", ["650"], ["rate: 400"])
-    P("globex", "recall", "redis-old", "What rate is configured for the globex tenant?", ["120"])
-    P("lua", "decision", "decision-lua", "Why a Lua script instead of WATCH/MULTI?", [["one round trip", "WATCH retries"]])
-    P("lua-file", "artifact", "script", "Which file did the agent write the Lua token bucket script to?", ["internal/ratelimit/tokenbucket.lua"])
-    P("err-burst", "error", "err-burst", "What did the burst test report?", ["Allow() = true after burst of 100"])
-    P("err-clock", "error", "err-clock", "What error about the bucket refill showed up in the load test?", ["bucket refill negative"])
-    P("clock", "decision", "decision-clock", "How was the clock skew problem solved?", [["server time", "redis.call('TIME')"]])
-    P("metric", "recall", "metric", "What must the new metric be called?", ["tollgate_ratelimit_rejected_total"])
-    P("left", "progress", "progress", "What remains after the token bucket work?", ["shadow-mode", "Grafana"])
-    P("next", "continuation", "next", "What is next, and what is the flag called?", ["RATELIMIT_SHADOW"])
+    P("goal", "goal", "goal", "What is being built in this session?", [["token bucket", "token-bucket"], "Redis"],
+      accept=["Replace tollgate's fixed-window rate limiter with a token bucket stored in Redis, so bursts at window edges stop letting 2x traffic through, while keeping the per-tenant limits config working.", "A Redis-backed token-bucket rate limiter for tollgate.", "Token bucket limiter in Redis replacing the fixed window."],
+      reject=["A fixed-window rate limiter in Redis.", "An in-memory token bucket per gateway pod.", "A shadow-mode flag and a Grafana panel for the limiter."])
+    P("style", "constraint", "go-style", "How must errors be wrapped, according to the house rules?", ["%w"], ["%v"],
+      accept=["With %w.", "Wrap errors with `%w` via fmt.Errorf(\"...: %w\", err), not %v.", "fmt.Errorf with the %w verb"],
+      reject=["With %v.", "%w or %v", "Use errors.Wrap from pkg/errors."])
+    P("no-globals", "constraint", "go-style", "What did the house rules say about global variables?", [["no global variables", "global variables", "global variable", "globals", "global state"]], regex="(?:\\bno\\b|\\bnot\\b|\\bnever\\b|\\bavoid|\\bwithout\\b|n't\\b|\\bforbid)[^.\\n]{0,40}\\bglobal|\\bglobals?\\b[^.\\n]{0,40}\\b(?:banned|forbidden|not allowed|disallowed|prohibited)",
+      accept=["No global variables for the limiter.", "The limiter must not use global variables; pass it in explicitly.", "Don't use globals for the limiter."],
+      reject=["Global variables are fine for the limiter config.", "Use a package-level singleton for the limiter.", "Use table-driven tests."])
+    P("api", "constraint", "api", "Which exported interface must not change, and why?", ["Limiter", ["vendor", "vendored", "vendors", "three other services"]],
+      accept=["The exported Limiter interface in internal/ratelimit/limiter.go; three other services vendor it.", "`Limiter` must stay as is, because it's vendored by three other services.", "Limiter -- other services vendor the package."],
+      reject=["The Store interface in redis_store.go, because the tests mock it.", "The Limiter interface, because the mobile app depends on it.", "The Handler type in internal/proxy/handler.go, because three other services vendor it."])
+    P("redis", "update", "redis-new", "Which host did infra migrate the limiter Redis to?", ["redis-rl-eu.svc.northwind.internal"], ["redis-rl-01"],
+      accept=["redis-rl-eu.svc.northwind.internal", "It's now redis-rl-eu.svc.northwind.internal, same port (replacing redis-rl-01.svc.northwind.internal, which goes away Friday).", "`redis-rl-eu.svc.northwind.internal:6379`"],
+      reject=["redis-rl-01.svc.northwind.internal", "redis-rl-eu.svc.northwind.internal or redis-rl-01.svc.northwind.internal", "redis-rl-02.svc.northwind.internal"])
+    P("acme", "update", "acme-new", "What is Acme's rate limit per second now? Number only.", ["650"], ["rate: 400", "400 or", "or 400", "400/s", "400 per second"],
+      accept=["650", "650 per second (up from 400; burst stays 800).", "rate: 650"],
+      reject=["400", "650 or 400", "800"])
+    P("globex", "recall", "redis-old", "What rate is configured for the globex tenant?", ["120"],
+      accept=["120", "120 per second (burst 240).", "globex: {rate: 120, burst: 240}"],
+      reject=["240", "50", "400"])
+    P("lua", "decision", "decision-lua", "Why a Lua script instead of WATCH/MULTI?", [["one round trip", "round trip", "round-trip", "WATCH retries", "retries", "retry", "contention"]],
+      accept=["Under contention WATCH retries pile up; the Lua script refills and takes tokens atomically in one round trip.", "It's one round trip and atomic, instead of optimistic WATCH/MULTI transactions that retry under contention.", "A single EVALSHA round-trip with no retry storms under contention."],
+      reject=["Because the Redis cluster doesn't support WATCH/MULTI.", "Because Lua is easier to test with table-driven tests.", "So the exported Limiter interface doesn't change."])
+    P("lua-file", "artifact", "script", "Which file did the agent write the Lua token bucket script to?", ["internal/ratelimit/tokenbucket.lua"],
+      accept=["internal/ratelimit/tokenbucket.lua", "`internal/ratelimit/tokenbucket.lua` (loaded with EVALSHA).", "The script is in internal/ratelimit/tokenbucket.lua."],
+      reject=["internal/ratelimit/token_bucket.lua", "internal/ratelimit/tokenbucket.go", "internal/ratelimit/redis_store.go"])
+    P("err-burst", "error", "err-burst", "What did the burst test report?", [["Allow() = true after burst of 100", "Allow() = true", "Allow() returned true", "Allow() returns true", "Allow() was true"], ["burst of 100", "100"]],
+      accept=["limiter_test.go:57: Allow() = true after burst of 100, want false (tokens=0.4)", "Allow() returned true after a burst of 100 requests, but it should have been false; 0.4 tokens were rounded up.", "`Allow() = true after burst of 100, want false`"],
+      reject=["Allow() = false after burst of 100, want true", "Allow() = true after burst of 200, want false", "bucket refill negative"])
+    P("err-clock", "error", "err-clock", "What error about the bucket refill showed up in the load test?", [["bucket refill negative", "negative refill", "refill negative", "negative bucket refill"]],
+      accept=["bucket refill negative: now_ms=1718188867311 ts=1718188867509 (clock skew between gateway pods)", "A negative refill (`bucket refill negative`), caused by clock skew between pods.", "The refill came out negative: 'negative refill' from clock skew between gateways."],
+      reject=["Allow() = true after burst of 100", "bucket overflow: tokens exceed burst", "redis: connection refused"])
+    P("clock", "decision", "decision-clock", "How was the clock skew problem solved?", [["server time", "redis.call('TIME')", "Redis TIME", "TIME command", "time from Redis"]], ["NTP", "chrony"],
+      accept=["Use Redis server time (`redis.call('TIME')`) inside the Lua script instead of passing now_ms from each gateway.", "The script reads the clock from Redis itself with the TIME command, not from each pod.", "redis.call(\"TIME\") in the script"],
+      reject=["By syncing the gateway pods' server time with NTP.", "By clamping negative refills to zero.", "By passing now_ms from each gateway in milliseconds."])
+    P("metric", "recall", "metric", "What must the new metric be called?", ["tollgate_ratelimit_rejected_total"],
+      accept=["tollgate_ratelimit_rejected_total", "`tollgate_ratelimit_rejected_total` with labels tenant and route.", "It must be called tollgate_ratelimit_rejected_total (labels: tenant, route; nothing else)."],
+      reject=["tollgate_ratelimit_rejections_total", "tollgate_rate_limit_rejected_total", "ratelimit_rejected_total"])
+    P("left", "progress", "progress", "What remains after the token bucket work?", [["shadow-mode", "shadow mode", "shadow"], "Grafana"],
+      accept=["The shadow-mode flag to compare old and new limiters in production, and the Grafana panel.", "A shadow mode flag (RATELIMIT_SHADOW) and a Grafana dashboard panel.", "shadow-mode flag; Grafana panel"],
+      reject=["Only the Grafana panel.", "The Lua token bucket and the rejected metric.", "The shadow-mode flag; nothing else."])
+    P("next", "continuation", "next", "What is next, and what is the flag called?", ["RATELIMIT_SHADOW"],
+      accept=["The shadow-mode flag, named RATELIMIT_SHADOW, defaulting to on in staging only.", "`RATELIMIT_SHADOW`", "Add RATELIMIT_SHADOW (on in staging, off elsewhere)."],
+      reject=["RATELIMIT_SHADOW_MODE", "RATE_LIMIT_SHADOW", "The Grafana panel."])
     return s
 
 
 def long_pipeline_backfill() -> Spec:
     s = Spec("long-pipeline-backfill", "Make the pipewright S3 ingest resumable and backfill March", "long", "pipewright",
              8086, 128000, 16384, Layout(turns=32, steps_per_turn=(2, 5), target_chars=950_000, max_out=32000))
+    s.keep_out_of_noise("1.0.0", "0.10.3", "ArrowMemoryError", "KeyError: 'last_key'", "start from the beginning", "row.get(\"last_key\")", "2024-03-04", "2024-03-01", "_pipewright_checkpoints", "65536")
     s.user("goal", 0.0, "The nightly ingest dies halfway on big days and restarts from zero. Make the S3 ingest resumable with "
            "checkpoints, then backfill 2024-03-01 through 2024-03-31 into the warehouse.")
     s.user("bucket", 0.0, "Source bucket is s3://nw-events-raw-eu/clickstream/ (read-only for us). Don't write anything to it.")
@@ -407,27 +576,58 @@ def long_pipeline_backfill() -> Spec:
           "2024-03-23 through 2024-03-31 still to run.")
     s.user("next", 0.92, "Pause here. Tomorrow continue the backfill from 2024-03-23, and use --workers 6, not more.")
     P = s.probe
-    P("goal", "goal", "goal", "What are the two parts of the goal?", ["resumable", "backfill"])
-    P("bucket", "constraint", "bucket", "Which bucket is read-only and must never be written to?", ["s3://nw-events-raw-eu/clickstream/"])
-    P("duckdb", "update", "duckdb-new", "Which DuckDB version should be used now?", ["1.0.0"], ["0.10.3"])
-    P("oom", "error", "err-oom", "What pyarrow error crashed the ingest?", ["ArrowMemoryError"])
-    P("stream", "decision", "decision-stream", "How was the memory problem addressed, and why not split partitions by hour?", ["pyarrow.dataset", "warehouse layout"])
-    P("store", "artifact", "checkpoints", "Which new file stores checkpoints?", ["src/pipewright/state/checkpoint_store.py"])
-    P("err-key", "error", "err-key", "What error did the resumable tests raise?", ["KeyError: 'last_key'"])
-    P("fix-key", "error", "fix-key", "How was the missing last_key handled?", [["start from the beginning", "row.get(\"last_key\")"]])
-    P("window", "update", "window", "From which date does the backfill start now?", ["2024-03-04"], ["2024-03-01"])
-    P("ckpt-where", "constraint", "ckpt-where", "Where must checkpoints be stored, and why?", ["warehouse", "ephemeral"])
-    P("ckpt-table", "recall", "checkpoints", "What is CHECKPOINT_TABLE set to?", ["_pipewright_checkpoints"])
-    P("batch", "recall", "decision-stream", "Which batch_size does the dataset scanner use?", ["65536"])
-    P("done", "progress", "progress", "Through which date is the backfill loaded and verified?", ["2024-03-22"])
-    P("resume", "continuation", "next", "Where should the backfill continue from, and with how many workers?", ["2024-03-23", "6"])
-    P("workers", "constraint", "next", "What is the maximum number of workers the user allows?", ["--workers 6"])
+    P("goal", "goal", "goal", "What are the two parts of the goal?", [["resumable", "resume", "checkpoints", "checkpoint"], "backfill"],
+      accept=["Make the S3 ingest resumable with checkpoints, then backfill 2024-03-01 through 2024-03-31 (later narrowed to from 2024-03-04) into the warehouse.", "1) resumable ingest via checkpoints; 2) backfill March 2024 into the warehouse.", "Add checkpoints so the nightly ingest can resume instead of restarting from zero, and then run the March backfill."],
+      reject=["Backfill March 2024 into the warehouse and bump DuckDB.", "Make the ingest resumable and split partitions by hour.", "Speed up the record endpoint and fix flaky manifest tests."])
+    P("bucket", "constraint", "bucket", "Which bucket is read-only and must never be written to?", [["s3://nw-events-raw-eu/clickstream/", "s3://nw-events-raw-eu/clickstream"]],
+      accept=["s3://nw-events-raw-eu/clickstream/", "The source bucket `s3://nw-events-raw-eu/clickstream` is read-only: never write to it.", "s3://nw-events-raw-eu/clickstream/ (read-only for us)"],
+      reject=["s3://nw-events-raw-eu/", "s3://nw-events-curated-eu/clickstream/", "s3://nw-events-raw-us/clickstream/"])
+    P("duckdb", "update", "duckdb-new", "Which DuckDB version should be used now?", ["1.0.0"], ["0.10.3"],
+      accept=["1.0.0", "DuckDB 1.0.0 (bumped from 0.10.3 now that the loader fix landed upstream).", "duckdb==1.0.0"],
+      reject=["0.10.3", "0.10.3 or 1.0.0", "1.0.1"])
+    P("oom", "error", "err-oom", "What pyarrow error crashed the ingest?", ["ArrowMemoryError"],
+      accept=["pyarrow.lib.ArrowMemoryError: malloc of size 2147483712 failed", "An `ArrowMemoryError` (malloc of ~2 GiB failed) while reading a whole partition into one table.", "ArrowMemoryError"],
+      reject=["MemoryError", "pyarrow.lib.ArrowInvalid", "OSError: out of memory"])
+    P("stream", "decision", "decision-stream", "How was the memory problem addressed, and why not split partitions by hour?", [["pyarrow.dataset", "dataset scanning", "dataset scanner", "65536"], ["warehouse layout", "layout"]],
+      accept=["Switched to pyarrow.dataset scanning with batch_size=65536 and a checkpoint after each committed file; hourly splits were rejected because they'd change the warehouse layout.", "Stream with pyarrow.dataset in 65536-row batches instead of one Arrow table; splitting by hour would change the layout of the warehouse.", "Dataset scanning in batches; hourly partitions would alter the warehouse layout."],
+      reject=["Split each partition by hour to keep memory down.", "Gave the pods more memory; hourly splits would change the warehouse layout.", "Used pandas chunked reads; hourly splits were too slow."])
+    P("store", "artifact", "checkpoints", "Which new file stores checkpoints?", ["src/pipewright/state/checkpoint_store.py"],
+      accept=["src/pipewright/state/checkpoint_store.py", "The new `src/pipewright/state/checkpoint_store.py` (CHECKPOINT_TABLE = \"_pipewright_checkpoints\").", "Checkpoints are stored by src/pipewright/state/checkpoint_store.py."],
+      reject=["src/pipewright/state/checkpoints.py", "src/pipewright/load/checkpoint_store.py", "src/pipewright/state/checkpoint_stores.py"])
+    P("err-key", "error", "err-key", "What error did the resumable tests raise?", ["KeyError", "last_key"],
+      accept=["KeyError: 'last_key'", "A KeyError on 'last_key' in checkpoint_store.py (fresh partitions have no checkpoint row).", "`KeyError('last_key')`"],
+      reject=["KeyError: 'created_at'", "TypeError: 'NoneType' object is not subscriptable", "ArrowMemoryError"])
+    P("fix-key", "error", "fix-key", "How was the missing last_key handled?", [["start from the beginning", "from the beginning", "from scratch", "row.get(\"last_key\")"]],
+      accept=["A missing last_key is treated as 'start from the beginning': row.get(\"last_key\") if row else None.", "Fresh partitions have no checkpoint row, so a missing last_key returns None and the reader starts from the beginning.", "It now starts from the beginning of the partition when there's no checkpoint."],
+      reject=["It raises a clear error when last_key is missing.", "It defaults last_key to the last committed file.", "Partitions without a checkpoint are skipped."])
+    P("window", "update", "window", "From which date does the backfill start now?", ["2024-03-04"], ["2024-03-01"],
+      accept=["2024-03-04", "From 2024-03-04 (finance skips the first three days; originally 2024-03-01).", "2024-03-04 through 2024-03-31"],
+      reject=["2024-03-01", "2024-03-01 or 2024-03-04", "2024-03-23"])
+    P("ckpt-where", "constraint", "ckpt-where", "Where must checkpoints be stored, and why?", ["warehouse", ["ephemeral", "short-lived", "pods"]],
+      accept=["In the warehouse, not on local disk, because the job runs on ephemeral pods.", "In the warehouse table _pipewright_checkpoints: the pods are ephemeral, so local state disappears.", "Warehouse; the pods are short-lived and lose their disk."],
+      reject=["On local disk under /var/lib/pipewright, for speed.", "In the warehouse, because it's faster to query.", "In S3 next to the source data."])
+    P("ckpt-table", "recall", "checkpoints", "What is CHECKPOINT_TABLE set to?", ["_pipewright_checkpoints"],
+      accept=["_pipewright_checkpoints", "CHECKPOINT_TABLE = \"_pipewright_checkpoints\"", "It's set to `_pipewright_checkpoints`."],
+      reject=["pipewright_checkpoints", "_pipewright_checkpoint", "_pipewright_state"])
+    P("batch", "recall", "decision-stream", "Which batch_size does the dataset scanner use?", ["65536"],
+      accept=["65536", "batch_size=65536", "65,536 rows per batch"],
+      reject=["65535", "32768", "1200"])
+    P("done", "progress", "progress", "Through which date is the backfill loaded and verified?", ["2024-03-22"],
+      accept=["2024-03-22", "2024-03-04 through 2024-03-22 is loaded and verified (row counts match the manifest).", "Through March 22, i.e. 2024-03-22."],
+      reject=["2024-03-23", "2024-03-31", "2024-03-21"])
+    P("resume", "continuation", "next", "Where should the backfill continue from, and with how many workers?", ["2024-03-23", ["6", "six"]],
+      accept=["From 2024-03-23, with --workers 6.", "Continue at 2024-03-23 using six workers (--workers 6, not more).", "2024-03-23; 6 workers", "Resume at 2024-03-23 with six workers."],
+      reject=["From 2024-03-22 with 6 workers.", "From 2024-03-23 with 8 workers.", "From 2024-03-04 with --workers 6."])
+    P("workers", "constraint", "next", "What is the maximum number of workers the user allows?", [["6", "six"]],
+      accept=["6", "At most 6 workers (`--workers 6`, not more).", "--workers 6"],
+      reject=["8", "4", "--workers 12"])
     return s
 
 
 def long_editor_sync() -> Spec:
     s = Spec("long-editor-sync", "Fix lost edits in quillpad's offline sync and add snapshot compaction", "long", "quillpad",
              4242, 200000, 32000, Layout(turns=74, steps_per_turn=(2, 5), target_chars=2_200_000, max_out=34000))
+    s.keep_out_of_noise("7555", "7421", "Hello wrld", "ENOENT", "same directory", "path.join(dir", "2000", "every 500")
     s.user("goal", 0.0, "Users lose edits when they go offline and reconnect. Find out why in quillpad's sync layer and fix it; "
            "after that, add server-side snapshot compaction so documents don't replay 50k updates on load.")
     s.user("pnpm", 0.0, "pnpm only (we have a pnpm workspace). And no class components in React, hooks only.")
@@ -456,27 +656,58 @@ def long_editor_sync() -> Spec:
           "or 10 minutes; load path reads the latest snapshot. Remaining: garbage-collecting updates older than the snapshot, and the metrics endpoint.")
     s.user("next", 0.93, "Do the garbage collection next, but behind a flag QP_SNAPSHOT_GC so we can turn it off.")
     P = s.probe
-    P("goal", "goal", "goal", "What did the user ask: why do users lose edits, and what to add after that?", ["lose edits", "snapshot compaction"])
-    P("pnpm", "constraint", "pnpm", "Which package manager and which React style are required?", ["pnpm", "hooks"])
-    P("protocol", "constraint", "protocol", "Which protocol version must the relay keep accepting, and for which client?", ["3", "iOS"])
-    P("port", "update", "port-new", "What is the relay's local port now?", ["7555"], ["7421"])
-    P("relay-url", "recall", "ws-url", "What is the relay URL?", ["wss://relay.quillpad.dev/v3"])
-    P("err", "error", "err-clock", "What did the offline merge test expect to deeply equal, and what did it get?", ["Hello wrld"])
-    P("cause", "decision", "cause", "What was the root cause of lost offline edits?", ["state vector", "offline queue"])
-    P("fix-file", "artifact", "fix", "Which file held the reconnect fix?", ["src/sync/socket.ts"])
-    P("snap-file", "artifact", "snapshots", "Which new server file implements snapshots?", ["server/snapshots.ts"])
-    P("fsync", "decision", "decision-snap", "Why are old updates kept until the snapshot is fsynced?", [["lose data", "data loss", "losing data"]])
-    P("enoent", "error", "err-enoent", "What error did the snapshot rename raise in the persistence tests?", ["ENOENT"])
-    P("enoent-fix", "error", "fix-enoent", "Where is the tmp file written now so rename is atomic?", [["same directory", "path.join(dir"]])
-    P("every", "update", "every-new", "How many updates between snapshots now?", ["2000"], ["every 500"])
-    P("left", "progress", "progress", "What remains?", ["garbage-collecting", "metrics endpoint"])
-    P("next", "continuation", "next", "What is next and behind which flag?", ["QP_SNAPSHOT_GC"])
+    P("goal", "goal", "goal", "What did the user ask: why do users lose edits, and what to add after that?", [["lose edits", "offline", "reconnect"], ["snapshot compaction", "snapshots", "snapshot"]],
+      accept=["Find out why users lose edits when they go offline and reconnect, fix it, then add server-side snapshot compaction so documents don't replay 50k updates on load.", "Fix offline edits being lost on reconnect in the sync layer; afterwards add server-side snapshots so loading a doc doesn't replay 50k updates.", "Why users lose edits (offline + reconnect), then snapshot compaction on the server."],
+      reject=["Make the relay keep accepting v3 clients and move it to port 7555.", "Speed up the document endpoint and fix flaky CI tests."])
+    P("pnpm", "constraint", "pnpm", "Which package manager and which React style are required?", ["pnpm", "hooks"], ["npm", "yarn"],
+      accept=["pnpm (it's a pnpm workspace), and React function components with hooks only, no class components.", "pnpm; hooks only", "Use `pnpm`, and write React with hooks rather than class components."],
+      reject=["npm, with hooks only", "npm or pnpm; hooks", "pnpm, with class components"])
+    P("protocol", "constraint", "protocol", "Which protocol version must the relay keep accepting, and for which client?", [["3", "v3"], "iOS"], ["v2", "v4", "version 2", "version 4"],
+      accept=["Protocol version 3, for the iOS app.", "v3 -- the iOS app is still on it, so v3 clients must be accepted unchanged.", "3 (iOS client)"],
+      reject=["v2, for the Android app", "v3, for the web client", "v3 or v4, for iOS"])
+    P("port", "update", "port-new", "What is the relay's local port now?", ["7555"], ["7421"],
+      accept=["7555", "The relay's local port is now 7555 (changed from 7421, which collides with the docs dev server).", "RELAY_PORT=7555"],
+      reject=["7421", "7421 or 7555", "7556"])
+    P("relay-url", "recall", "ws-url", "What is the relay URL?", ["wss://relay.quillpad.dev/v3"],
+      accept=["wss://relay.quillpad.dev/v3", "The relay URL is `wss://relay.quillpad.dev/v3` (VITE_RELAY_URL).", "VITE_RELAY_URL=wss://relay.quillpad.dev/v3"],
+      reject=["wss://relay.quillpad.dev/v2", "ws://relay.quillpad.dev/v3", "ws://localhost:7555"])
+    P("err", "error", "err-clock", "What did the offline merge test expect to deeply equal, and what did it get?", ["Hello wrld", "Hello world"],
+      accept=["AssertionError: expected 'Hello wrld' to deeply equal 'Hello world': it wanted 'Hello world' and got 'Hello wrld'.", "It expected \"Hello world\" but got \"Hello wrld\" (the offline insert was lost).", "Expected Hello world, received Hello wrld."],
+      reject=["It got 'Hello wrld'.", "Expected 'Hello world', got 'Hello'.", "Expected 'Hello world' but got 'Hello wrd'."])
+    P("cause", "decision", "cause", "What was the root cause of lost offline edits?", ["state vector", "offline queue"],
+      accept=["On reconnect the client sent its state vector before the offline queue was flushed to the local doc, so the relay's diff omitted the queued inserts.", "The state vector went out before the offline queue was applied, so the server's diff dropped the offline edits.", "Ordering bug in onReconnect: state vector sent first, offline queue flushed after."],
+      reject=["The relay dropped v3 clients on reconnect.", "The offline queue was never persisted to IndexedDB.", "The CRDT merge lost concurrent inserts."])
+    P("fix-file", "artifact", "fix", "Which file held the reconnect fix?", ["src/sync/socket.ts"],
+      accept=["src/sync/socket.ts", "`src/sync/socket.ts` (onReconnect now flushes the offline queue before sending the state vector).", "The fix went into onReconnect in src/sync/socket.ts."],
+      reject=["src/sync/socket.test.ts", "src/sync/crdt.ts", "server/relay.ts"])
+    P("snap-file", "artifact", "snapshots", "Which new server file implements snapshots?", ["server/snapshots.ts"],
+      accept=["server/snapshots.ts", "`server/snapshots.ts` implements them (writeSnapshot).", "The new file is server/snapshots.ts."],
+      reject=["server/snapshot.ts", "server/persistence.ts", "src/sync/snapshots.ts"])
+    P("fsync", "decision", "decision-snap", "Why are old updates kept until the snapshot is fsynced?", [["lose data", "data loss", "losing data", "crash"]],
+      accept=["So a crash can't lose data: the old updates stay until the snapshot is durably on disk.", "To avoid data loss if the process crashes before the snapshot is fsynced.", "Crash safety: deleting them earlier could leave neither the updates nor a complete snapshot after a crash."],
+      reject=["To keep document load times fast.", "Because ops wants fewer snapshots.", "Because the iOS app on protocol v3 still replays old updates."])
+    P("enoent", "error", "err-enoent", "What error did the snapshot rename raise in the persistence tests?", ["ENOENT"],
+      accept=["ENOENT: no such file or directory, rename './data/docs/tmp-8f2c.snap' -> './data/docs/doc-41.snap'", "An ENOENT from rename in writeSnapshot (server/snapshots.ts:77).", "`ENOENT` (no such file or directory)"],
+      reject=["EXDEV: cross-device link not permitted", "EACCES: permission denied", "EEXIST: file already exists"])
+    P("enoent-fix", "error", "fix-enoent", "Where is the tmp file written now so rename is atomic?", [["same directory", "path.join(dir", "data/docs"]], ["os.tmpdir"],
+      accept=["In the same directory as the final snapshot (PERSIST_DIR), via path.join(dir, `tmp-${id}.snap`), instead of os.tmpdir().", "Next to the target: `path.join(dir, ...)` rather than the OS tmpdir.", "It's written into ./data/docs, the directory it's renamed into."],
+      reject=["In os.tmpdir(), then renamed into PERSIST_DIR.", "In /tmp, with a copy instead of rename.", "In os.tmpdir(), under ./data/docs's name."])
+    P("every", "update", "every-new", "How many updates between snapshots now?", ["2000"], ["every 500", "500 updates", "or 500", "500 or"],
+      accept=["2000", "Every 2,000 updates (was 500), and still every 10 minutes, whichever comes first.", "2000 updates instead of 500."],
+      reject=["every 500 updates or 10 minutes", "2000 or 500", "1000"])
+    P("left", "progress", "progress", "What remains?", [["garbage-collecting", "garbage collection", "gc"], ["metrics endpoint", "metrics"]],
+      accept=["Garbage-collecting updates older than the snapshot, and the metrics endpoint.", "Garbage collection of old updates (behind QP_SNAPSHOT_GC) and a metrics endpoint.", "GC of pre-snapshot updates; metrics endpoint"],
+      reject=["Only the metrics endpoint.", "The offline-edit fix and atomic snapshot writes.", "Garbage-collecting old updates; nothing else."])
+    P("next", "continuation", "next", "What is next and behind which flag?", ["QP_SNAPSHOT_GC"],
+      accept=["Garbage-collect updates older than the snapshot, behind the QP_SNAPSHOT_GC flag so it can be turned off.", "`QP_SNAPSHOT_GC`", "The snapshot garbage collection, gated by QP_SNAPSHOT_GC."],
+      reject=["QP_SNAPSHOT_COMPACTION", "Garbage collection behind QP_GC.", "The metrics endpoint, behind QP_METRICS."])
     return s
 
 
 def desktop_rate_limit_header() -> Spec:
     s = Spec("desktop-ratelimit-headers", "Add RateLimit headers to harbor-web responses", "desktop", "harbor", 4102,
              200000, 32000, Layout(turns=6, steps_per_turn=(2, 4), target_chars=85_000, max_out=12000))
+    s.keep_out_of_noise("expected undefined to be '60'", "60 requests")
     s.user("goal", 0.0, "Can you make harbor-web send the standard RateLimit-Limit / RateLimit-Remaining / RateLimit-Reset "
            "headers from src/middleware/rateLimit.ts? Clients keep asking. The default limit is 60 requests per minute.")
     s.user("pnpm", 0.0, "pnpm, not npm. Also don't add a dependency for this, it's three headers.")
@@ -491,21 +722,40 @@ def desktop_rate_limit_header() -> Spec:
     s.say("progress", 0.9, "Done: headers are set on every response, Retry-After on 429; default limit 120/min. "
           "Not done: the OpenAPI spec in docs/openapi.yaml doesn't list the headers yet.")
     P = s.probe
-    P("goal", "goal", "goal", "Which headers should the middleware send?", ["RateLimit-Remaining"])
-    P("pnpm", "constraint", "pnpm", "What did the user say about dependencies and the package manager?", ["pnpm", "dependency"])
-    P("err", "error", "err", "What did the failing AssertionError expect?", ["expected undefined to be '60'"])
-    P("retry", "decision", "decision", "When is Retry-After sent?", ["429"])
-    P("file", "artifact", "fix", "Which file was changed?", ["src/middleware/rateLimit.ts"])
-    P("limit", "update", "limit", "What is the default limit per minute now?", ["120"], ["60 requests"])
-    P("naming", "decision", "decision", "Which header names did the agent decide to use?", ["IETF"])
-    P("todo", "progress", "progress", "What is not done yet?", ["docs/openapi.yaml"])
-    P("next", "continuation", "progress", "What should happen next?", ["OpenAPI"])
+    P("goal", "goal", "goal", "Which headers should the middleware send?", [["RateLimit-Remaining", "Remaining"]], ["X-RateLimit"],
+      accept=["RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (plus Retry-After on 429s).", "The standard IETF RateLimit headers: Limit, Remaining and Reset, not the X-RateLimit-* ones.", "`RateLimit-Limit` / `RateLimit-Remaining` / `RateLimit-Reset`"],
+      reject=["X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset.", "RateLimit-Limit and RateLimit-Reset.", "Only Retry-After."])
+    P("pnpm", "constraint", "pnpm", "What did the user say about dependencies and the package manager?", [["pnpm"], ["dependency", "dependencies", "deps"]], ["npm"], regex="(\\bno\\b|\\bnot\\b|n't|\\bnever\\b|\\bwithout\\b|\\bavoid)[^.\\n]{0,25}(dependenc|deps\\b)|(dependenc\\w*|deps)\\W{1,3}(no\\b|not\\b|none\\b|do not|don't|never)",
+      accept=["Use pnpm, not npm, and don't add a dependency for this: it's three headers.", "pnpm only; no new dependencies.", "Package manager: pnpm (never npm). Dependencies: do not add any."],
+      reject=["Use npm; adding a dependency is fine.", "Use pnpm and add the express-rate-limit dependency.", "npm or pnpm; don't add a dependency."])
+    P("err", "error", "err", "What did the failing AssertionError expect?", [["60"], ["undefined", "RateLimit-Limit"]],
+      accept=["AssertionError: expected undefined to be '60' // Object.is equality", "It expected the RateLimit-Limit header to be '60', but it was undefined.", "'60' (got undefined)"],
+      reject=["expected undefined to be '120'", "expected RateLimit-Remaining to be '59'", "expected 429 to be 200"])
+    P("retry", "decision", "decision", "When is Retry-After sent?", [["429", "429s"]],
+      accept=["Only on 429 responses.", "Retry-After is sent only when the request is rate-limited (HTTP 429 Too Many Requests).", "on 429s"],
+      reject=["On every response, alongside the RateLimit headers.", "On 503 responses.", "When RateLimit-Remaining reaches 1."])
+    P("file", "artifact", "fix", "Which file was changed?", ["src/middleware/rateLimit.ts"],
+      accept=["src/middleware/rateLimit.ts", "`src/middleware/rateLimit.ts`: the headers are set before next()."],
+      reject=["src/middleware/rateLimit.test.ts", "src/middleware/errors.ts", "src/server.ts"])
+    P("limit", "update", "limit", "What is the default limit per minute now?", ["120"], ["60"],
+      accept=["120", "120 requests per minute (raised from 60).", "120/min; it was 60 before.", "120 requests/minute (previously 60)"],
+      reject=["60", "60 requests per minute", "60 or 120 requests per minute", "100 requests per minute"])
+    P("naming", "decision", "decision", "Which header names did the agent decide to use?", [["IETF", "RateLimit-Limit", "RateLimit-Remaining"]], ["X-RateLimit"],
+      accept=["The IETF draft names without the X- prefix.", "RateLimit-Limit / RateLimit-Remaining / RateLimit-Reset (no X- prefix), plus Retry-After on 429.", "The standard RateLimit-* header names from the ietf draft, not X-RateLimit-*."],
+      reject=["X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset", "The legacy X-RateLimit-* headers.", "Retry-After only"])
+    P("todo", "progress", "progress", "What is not done yet?", [["docs/openapi.yaml", "openapi.yaml", "OpenAPI"]],
+      accept=["The OpenAPI spec in docs/openapi.yaml doesn't list the headers yet.", "Documenting the headers in the OpenAPI spec.", "docs/openapi.yaml"],
+      reject=["Nothing, everything is done.", "Sending Retry-After on 429 responses.", "Raising the default limit to 120."])
+    P("next", "continuation", "progress", "What should happen next?", ["OpenAPI"],
+      accept=["Add the RateLimit headers to docs/openapi.yaml.", "Document the headers in the OpenAPI spec.", "Update the openapi docs"],
+      reject=["Raise the default limit to 120.", "Make encodeShipment deterministic.", "Add Retry-After on 429."])
     return s
 
 
 def desktop_go_env_config() -> Spec:
     s = Spec("desktop-go-env-config", "Let tollgate read its listen address from the environment", "desktop", "tollgate", 4103,
              200000, 32000, Layout(turns=4, steps_per_turn=(2, 3), target_chars=30_000, max_out=5000))
+    s.keep_out_of_noise("want \":9443\"", "before the yaml was decoded", "TOLLGATE_ADDR", "TOLLGATE_LISTEN")
     s.user("goal", 0.0, "Small one: tollgate should take its listen address from TOLLGATE_LISTEN if set, else use the yaml value.")
     s.user("rule", 0.0, "Keep it in internal/config, and use os.LookupEnv so an empty value still counts as set.")
     s.tool("err", 0.4, "Tests.", "bash", {"cmd": "go test ./internal/config/"},
@@ -517,21 +767,40 @@ def desktop_go_env_config() -> Spec:
     s.say("progress", 0.92, "Done: TOLLGATE_ADDR overrides the yaml listen address (LookupEnv, applied after decoding). "
           "Left: mention it in the README's configuration table.")
     P = s.probe
-    P("goal", "goal", "goal", "What should tollgate take from the environment, if TOLLGATE_LISTEN is set?", ["listen address"])
-    P("lookup", "constraint", "rule", "Which function must be used to read the variable, so that an empty value still counts as set?", ["os.LookupEnv", "empty"])
-    P("err", "error", "err", "What did the config test report for Listen?", ["want \":9443\""])
-    P("fix", "error", "fix", "Why did the file value win over the environment?", ["before the yaml was decoded"])
-    P("name", "update", "name", "What is the environment variable called now?", ["TOLLGATE_ADDR"], ["TOLLGATE_LISTEN"])
-    P("file", "artifact", "fix", "Which file was edited?", ["internal/config/config.go"])
-    P("where", "constraint", "rule", "Where did the user say to keep the change?", ["internal/config"])
-    P("left", "progress", "progress", "What is left?", ["README"])
-    P("next", "continuation", "progress", "What is the next step?", ["configuration table"])
+    P("goal", "goal", "goal", "What should tollgate take from the environment, if TOLLGATE_LISTEN is set?", [["listen address", "listen addr", "listening address", "address to listen on", "address it listens on"]],
+      accept=["Its listen address (from TOLLGATE_LISTEN, else the yaml value).", "The listen address.", "The address to listen on, overriding the yaml `listen` value."],
+      reject=["The TLS certificate path.", "The upstream timeout.", "The log level."])
+    P("lookup", "constraint", "rule", "Which function must be used to read the variable, so that an empty value still counts as set?", [["LookupEnv"]],
+      accept=["os.LookupEnv", "`os.LookupEnv`, so that an empty value still counts as set.", "LookupEnv from the os package"],
+      reject=["os.Getenv", "os.Getenv, then check for an empty string", "os.ExpandEnv"])
+    P("err", "error", "err", "What did the config test report for Listen?", [["want \":9443\"", "wanted \":9443\"", "expected \":9443\"", "should be \":9443\""]],
+      accept=["Listen = \":8443\", want \":9443\" (TOLLGATE_LISTEN was set)", "It got :8443 but wanted :9443.", "Listen was \":8443\" instead of the expected \":9443\"."],
+      reject=["Listen = \":9443\", want \":8443\"", "Listen = \"\", want \":8443\"", "Listen = \":8443\", want \":9444\""])
+    P("fix", "error", "fix", "Why did the file value win over the environment?", [["before the yaml was decoded", "before yaml.Unmarshal", "before decoding", "before the yaml", "before the file was decoded", "before yaml decoding"]],
+      accept=["The env override ran before the yaml was decoded, so the file value overwrote it.", "applyEnv was called before yaml.Unmarshal, so decoding the file clobbered the env value.", "Because the override was applied before decoding the YAML."],
+      reject=["Because os.Getenv treated an empty value as unset.", "The override was applied after the yaml was decoded.", "The yaml key was misspelled."])
+    P("name", "update", "name", "What is the environment variable called now?", ["TOLLGATE_ADDR"], ["TOLLGATE_LISTEN"],
+      accept=["TOLLGATE_ADDR", "It's TOLLGATE_ADDR now (renamed from TOLLGATE_LISTEN in review).", "`TOLLGATE_ADDR`, instead of TOLLGATE_LISTEN, to match the other services."],
+      reject=["TOLLGATE_LISTEN", "TOLLGATE_LISTEN or TOLLGATE_ADDR", "TOLLGATE_ADDRESS"])
+    P("file", "artifact", "fix", "Which file was edited?", ["internal/config/config.go"],
+      accept=["internal/config/config.go", "`internal/config/config.go` (applyEnv moved after yaml.Unmarshal)."],
+      reject=["internal/config/config_test.go", "internal/proxy/handler.go", "cmd/tollgate/main.go"])
+    P("where", "constraint", "rule", "Where did the user say to keep the change?", ["internal/config"],
+      accept=["internal/config", "Keep it inside the `internal/config` package.", "In internal/config/."],
+      reject=["internal/proxy", "cmd/tollgate/main.go", "internal/auth"])
+    P("left", "progress", "progress", "What is left?", ["README"],
+      accept=["Mention TOLLGATE_ADDR in the README's configuration table.", "Only the README update.", "Docs: the readme still needs the new variable."],
+      reject=["Nothing, everything is done.", "Rename TOLLGATE_LISTEN to TOLLGATE_ADDR.", "Update the CHANGELOG."])
+    P("next", "continuation", "progress", "What is the next step?", [["configuration table", "config table", "README"]],
+      accept=["Add TOLLGATE_ADDR to the README's configuration table.", "Document the variable in the README config table.", "Update the README."],
+      reject=["Write a test for the env override.", "Fix the ReconcileRoute crash for buckets without tenant_id.", "Update the CHANGELOG."])
     return s
 
 
 def desktop_cli_dry_run() -> Spec:
     s = Spec("desktop-cli-dry-run", "Add a --dry-run flag to pipewright's load command", "desktop", "pipewright", 4104,
              200000, 32000, Layout(turns=7, steps_per_turn=(2, 4), target_chars=110_000, max_out=14000))
+    s.keep_out_of_noise("unexpected keyword argument 'dry_run'", "analytics_dev_jr")
     s.user("goal", 0.0, "Add `--dry-run` to `pipewright load`: it should plan the merge and print the row counts per table "
            "without touching the warehouse.")
     s.user("click", 0.0, "We use click, not argparse, and keep the output machine-readable: one JSON object per table.")
@@ -545,15 +814,33 @@ def desktop_cli_dry_run() -> Spec:
     s.say("progress", 0.9, "Done: plan_merge/apply_merge split, --dry-run prints one JSON object per table. Remaining: "
           "a test for the empty-partition case.")
     P = s.probe
-    P("goal", "goal", "goal", "What flag is being added, to which command?", ["--dry-run", "pipewright load"])
-    P("click", "constraint", "click", "Which CLI library must be used, and what output format?", ["click", "JSON"])
-    P("err", "error", "err", "What TypeError did the CLI tests hit in merge_partitions()?", ["unexpected keyword argument 'dry_run'"])
-    P("decision", "decision", "decision", "How was dry-run implemented instead of a flag in merge_partitions?", ["plan_merge", "apply_merge"])
-    P("plan-file", "artifact", "plan", "Which new file defines MergePlan?", ["src/pipewright/load/plan.py"])
-    P("schema", "recall", "warehouse", "Which warehouse schema should be used for manual testing?", ["analytics_dev_jr"])
-    P("output", "progress", "progress", "What does --dry-run print for each table?", ["one JSON object per table"])
-    P("left", "progress", "progress", "What remains?", ["empty-partition"])
-    P("next", "continuation", "progress", "What is the next step?", ["test"])
+    P("goal", "goal", "goal", "What flag is being added, to which command?", [["dry-run"], ["pipewright load", "load command", "load subcommand"]],
+      accept=["`--dry-run`, on `pipewright load`.", "A --dry-run flag for pipewright's load command: plan the merge and print row counts per table without touching the warehouse.", "pipewright load --dry-run"],
+      reject=["--dry-run on pipewright merge", "A --plan flag on pipewright load", "--verbose on the ingest command"])
+    P("click", "constraint", "click", "Which CLI library must be used, and what output format?", ["click", "JSON"], ["argparse"],
+      accept=["click (not argparse), with machine-readable JSON output: one object per table.", "Click; the output is one JSON object per table.", "click + JSON"],
+      reject=["argparse, with JSON output.", "click, with a human-readable table.", "argparse or click; JSON lines."])
+    P("err", "error", "err", "What TypeError did the CLI tests hit in merge_partitions()?", [["unexpected keyword argument", "unexpected keyword"], ["dry_run"]],
+      accept=["TypeError: merge_partitions() got an unexpected keyword argument 'dry_run'", "merge_partitions() got an unexpected keyword argument `dry_run`", "It was called with dry_run, which it doesn't take: unexpected keyword argument."],
+      reject=["TypeError: merge_partitions() missing 1 required positional argument: 'dry_run'", "TypeError: plan_merge() got an unexpected keyword argument 'plan'", "KeyError: 'amount'"])
+    P("decision", "decision", "decision", "How was dry-run implemented instead of a flag in merge_partitions?", ["plan_merge", "apply_merge"],
+      accept=["Split merge_partitions() into plan_merge() (pure, returns a MergePlan) and apply_merge(plan); --dry-run just prints the plan.", "plan_merge + apply_merge split", "By separating planning (`plan_merge`) from applying (`apply_merge`)."],
+      reject=["By threading a dry_run flag through merge_partitions().", "merge_partitions(dry_run=True) returns a MergePlan.", "A try/except that rolls back the warehouse transaction."])
+    P("plan-file", "artifact", "plan", "Which new file defines MergePlan?", ["src/pipewright/load/plan.py"],
+      accept=["src/pipewright/load/plan.py", "MergePlan lives in the new `src/pipewright/load/plan.py`."],
+      reject=["src/pipewright/load/merge.py", "src/pipewright/load/warehouse.py", "src/pipewright/plan.py"])
+    P("schema", "recall", "warehouse", "Which warehouse schema should be used for manual testing?", ["analytics_dev_jr"], ["analytics_dev"],
+      accept=["analytics_dev_jr", "Use `analytics_dev_jr`, not analytics_dev (that one is shared).", "The warehouse schema analytics_dev_jr."],
+      reject=["analytics_dev", "analytics_dev or analytics_dev_jr", "analytics_prod"])
+    P("output", "progress", "progress", "What does --dry-run print for each table?", [["JSON"]],
+      accept=["One JSON object per table.", "A JSON object with the table's planned row counts.", "a json line for each table with its row counts"],
+      reject=["A human-readable table of row counts.", "The SQL statements it would run.", "A progress bar per table."])
+    P("left", "progress", "progress", "What remains?", [["empty-partition", "empty partition", "empty partitions"]],
+      accept=["A test for the empty-partition case.", "Still need a test covering empty partitions.", "Only the empty partition test remains."],
+      reject=["Nothing, everything is done.", "Split merge_partitions into plan_merge and apply_merge.", "Add the --dry-run flag to pipewright load."])
+    P("next", "continuation", "progress", "What is the next step?", [["test", "tests", "testing"], ["empty-partition", "empty partition", "empty partitions"]],
+      accept=["Write a test for the empty-partition case.", "Add tests covering empty partitions.", "Testing the empty partition case."],
+      reject=["Run the tests again.", "Test --dry-run against analytics_dev.", "Split merge_partitions into plan_merge and apply_merge."])
     return s
 
 
@@ -561,6 +848,7 @@ def auto_dependency_upgrade() -> Spec:
     s = Spec("auto-dependency-upgrade", "Autonomous upgrade of harbor-web to Express 5 and Prisma 5", "autonomous", "harbor",
              6601, 128000, 16384,
              Layout(turns=2, steps_per_turn=(22, 26), target_chars=1_300_000, giant_outputs=7, max_out=60000, fail_rate=0.2))
+    s.keep_out_of_noise(">=22.4", "stays on 20.x", "node:22.4-bookworm", "4.19.2", "app.del()", "Unexpected ( at 14", "rejectOnNotFound", "5.14.0")
     s.user("goal", 0.0, "Please upgrade harbor-web to Express 5 and Prisma 5 on branch chore/deps-2024q2, fix whatever breaks, "
            "and get `pnpm test` and `pnpm tsc --noEmit` green. Work through it on your own.\n\nConstraints: pnpm only; "
            "Node stays on 20.x (no engines bump); do not regenerate prisma migrations — only the client.")
@@ -585,20 +873,48 @@ def auto_dependency_upgrade() -> Spec:
     s.say("progress", 0.96, "Summary: Express 5.0.0 and Prisma 5.14.0 are in; tsc is clean; pnpm test passes except "
           "src/jobs/reindex.test.ts, which times out on the new Prisma connection pool — still open.")
     P = s.probe
-    P("goal", "goal", "goal", "What upgrade is this session doing?", ["Express 5", "Prisma 5"])
-    P("branch", "recall", "goal", "Which branch is the work on?", ["chore/deps-2024q2"])
-    P("migrations", "constraint", "goal", "What did the user say about prisma migrations?", ["do not regenerate"])
-    P("node", "update", "turn2", "Which Node version range should engines allow now?", [">=22.4"], ["stays on 20.x"])
-    P("ci-image", "recall", "turn2", "Which CI image should be used?", ["node:22.4-bookworm"])
-    P("express-old", "recall", "tree", "Which Express version was installed before the upgrade?", ["4.19.2"])
-    P("err-del", "error", "err-path", "Which alias did Express 5 remove, breaking type-checking?", ["app.del()"])
-    P("err-regex", "error", "err-regex", "What TypeError did the /inventory/:sku(\\d+) route raise?", ["Unexpected ( at 14"])
-    P("decision", "decision", "decision", "How was the inline-regex route problem handled, and why not pin path-to-regexp?", ["zod", "fragile"])
-    P("err-prisma", "error", "err-prisma", "Which unknown argument did the PrismaClientValidationError report?", ["rejectOnNotFound"])
-    P("fix-prisma", "artifact", "fix-prisma", "Which file got the findUniqueOrThrow change?", ["src/services/inventory.ts"])
-    P("prisma-ver", "recall", "progress", "Which Prisma version is installed at the end?", ["5.14.0"])
-    P("open", "progress", "progress", "Which test file still times out, and on what?", ["src/jobs/reindex.test.ts", "connection pool"])
-    P("next", "continuation", "progress", "What should be looked at next?", ["reindex"])
+    P("goal", "goal", "goal", "What upgrade is this session doing?", [["Express 5", "Express 5.0.0"], ["Prisma 5", "Prisma 5.14.0"]],
+      accept=["Upgrading harbor-web to Express 5 and Prisma 5.", "Express 5 + Prisma 5 upgrade (on branch chore/deps-2024q2), fixing whatever breaks until pnpm test and tsc are green", "Bumping Express 4 to Express 5.0.0 and Prisma to Prisma 5.14.0"],
+      reject=["Upgrading Express to 4.19.2 and regenerating the Prisma client", "An Express 5 upgrade only", "Bumping Node to 22.4"])
+    P("branch", "recall", "goal", "Which branch is the work on?", ["chore/deps-2024q2"],
+      accept=["chore/deps-2024q2", "The work is on branch `chore/deps-2024q2`.", "Branch chore/deps-2024q2 of harbor-web"],
+      reject=["chore/deps-2024q1", "feat/deps-2024q2", "main"])
+    P("migrations", "constraint", "goal", "What did the user say about prisma migrations?", [["do not regenerate", "regenerate", "regenerated", "only the client"]], regex="(?:\\b(?:not|no|never)\\b|n['’]t\\b)[^.\\n]{0,40}regenerat|only (?:regenerate )?the (?:prisma )?client",
+      accept=["Do not regenerate prisma migrations — only the client.", "The user said not to regenerate the Prisma migrations; only the client may be regenerated.", "Don't regenerate migrations (client only).", "Migrations must not be regenerated; just regenerate the Prisma client."],
+      reject=["Regenerate the prisma migrations after the upgrade.", "Squash the existing migrations into one before upgrading.", "Run prisma migrate dev to regenerate them for Prisma 5."])
+    P("node", "update", "turn2", "Which Node version range should engines allow now?", [">=22.4"], ["stays on 20.x", "20.x or", "or 20.x", ">=20", "^20"],
+      accept=[">=22.4", "engines should allow `>=22.4` now (it was Node 20.x before).", "Node >=22.4 — the user lifted the earlier 'Node stays on 20.x' rule.", "\"engines\": { \"node\": \">=22.4\" }, changed from 20.x"],
+      reject=["Node stays on 20.x (no engines bump)", "20.x or >=22.4", ">=22.4 or 20.x", ">=20.x", ">=22"])
+    P("ci-image", "recall", "turn2", "Which CI image should be used?", ["node:22.4-bookworm"],
+      accept=["node:22.4-bookworm", "The CI image should be `node:22.4-bookworm`.", "node:22.4-bookworm (bumped together with engines >=22.4)"],
+      reject=["node:22-bookworm", "node:22.4-bullseye", "node:20-bookworm"])
+    P("express-old", "recall", "tree", "Which Express version was installed before the upgrade?", ["4.19.2"],
+      accept=["4.19.2", "Express 4.19.2 was installed before the upgrade (now 5.0.0).", "express@4.19.2"],
+      reject=["5.0.0", "4.18.2", "4.19"])
+    P("err-del", "error", "err-path", "Which alias did Express 5 remove, breaking type-checking?", [["app.del()", "app.del", "router.del"]],
+      accept=["`app.del()`", "Express 5 removed the app.del() alias; it has to be app.delete().", "The `app.del` alias (router.del in src/routes/orders.ts), replaced by app.delete()"],
+      reject=["app.delete()", "res.sendfile()", "req.param()"])
+    P("err-regex", "error", "err-regex", "What TypeError did the /inventory/:sku(\\d+) route raise?", ["Unexpected ( at 14"],
+      accept=["TypeError: Unexpected ( at 14, expected END: /inventory/:sku(\\d+)", "It raised `TypeError: Unexpected ( at 14, expected END` from path-to-regexp 8.", "Unexpected ( at 14"],
+      reject=["TypeError: Unexpected ( at 15, expected END", "TypeError: Missing parameter name at 14", "TypeError: Unexpected ) at 14"])
+    P("decision", "decision", "decision", "How was the inline-regex route problem handled, and why not pin path-to-regexp?", ["zod", ["fragile", "transitive"]],
+      accept=["The :sku param is validated with zod in the handler instead of an inline regex; pinning path-to-regexp, a transitive dependency of Express, would be fragile.", "Dropped the inline regex and validate with zod in the handler. Pinning path-to-regexp was rejected as fragile.", "zod validation in the handler — we don't pin path-to-regexp because it's a transitive dependency of Express 5"],
+      reject=["Pinned path-to-regexp to 6.x so inline regex params keep working.", "Validated the param with zod in the handler because path-to-regexp 8 is slower.", "Rewrote the route to /inventory/:sku and added a custom regex middleware."])
+    P("err-prisma", "error", "err-prisma", "Which unknown argument did the PrismaClientValidationError report?", ["rejectOnNotFound"],
+      accept=["`rejectOnNotFound`", "Unknown argument `rejectOnNotFound` (removed in Prisma 5).", "rejectOnNotFound — replaced with findUniqueOrThrow"],
+      reject=["findUniqueOrThrow", "Unknown argument `include`", "rejectOnError"])
+    P("fix-prisma", "artifact", "fix-prisma", "Which file got the findUniqueOrThrow change?", ["src/services/inventory.ts"],
+      accept=["src/services/inventory.ts", "The findUniqueOrThrow change went into `src/services/inventory.ts` (reserveSku).", "src/services/inventory.ts, line 88"],
+      reject=["src/routes/inventory.ts", "src/services/inventory.test.ts", "src/services/orders.ts"])
+    P("prisma-ver", "recall", "progress", "Which Prisma version is installed at the end?", ["5.14.0"],
+      accept=["5.14.0", "Prisma 5.14.0 is installed.", "@prisma/client 5.14.0"],
+      reject=["5.0.0", "5.14.1", "Prisma 5"])
+    P("open", "progress", "progress", "Which test file still times out, and on what?", ["src/jobs/reindex.test.ts", "connection pool"],
+      accept=["src/jobs/reindex.test.ts times out on the new Prisma connection pool.", "`src/jobs/reindex.test.ts` — it times out waiting on Prisma's new connection pool.", "src/jobs/reindex.test.ts (Prisma 5 connection pool timeout, still open)"],
+      reject=["src/jobs/reindex.test.ts times out on Redis.", "src/routes/inventory.test.ts, on the connection pool", "src/jobs/reindex.ts times out on the connection pool"])
+    P("next", "continuation", "progress", "What should be looked at next?", ["reindex"],
+      accept=["Investigate the src/jobs/reindex.test.ts timeout on the Prisma connection pool.", "The reindex test that still times out.", "Why reindex.test.ts hangs with Prisma 5's connection pool"],
+      reject=["Replace rejectOnNotFound with findUniqueOrThrow in src/services/inventory.ts.", "Fix the app.del() calls in src/routes/orders.ts.", "Nothing: everything is green, open the PR."])
     return s
 
 
@@ -606,6 +922,7 @@ def auto_test_triage() -> Spec:
     s = Spec("auto-test-triage", "Autonomous triage of 14 failing tests after a SQLAlchemy 2 bump in ledgerline", "autonomous",
              "ledgerline", 6602, 200000, 32000,
              Layout(turns=1, steps_per_turn=(104, 104), target_chars=2_000_000, giant_outputs=10, max_out=60000, fail_rate=0.22))
+    s.keep_out_of_noise("1.4.52", "should be explicitly declared as text", "'Engine' object has no attribute 'execute'", "'12.5'", "'12.50'", "quantize", "1277 passed")
     s.user("goal", 0.0, "Dependabot bumped SQLAlchemy from 1.4.52 to 2.0.30 and 14 tests fail. Triage and fix them all in "
            "one go; I'll review the PR in the morning.\n\nRules: use `uv run`; do not mark tests xfail or skip them; keep "
            "each fix in its own commit with a message starting `sa2:`; the payments API responses must not change.")
@@ -632,21 +949,51 @@ def auto_test_triage() -> Spec:
     s.say("progress", 0.97, "12 of 14 fixed. Still failing: test_dunning_batches_by_tenant (NoSuchColumnError on tenant_id, "
           "the Row is keyed by label now) and test_outbox_ordering (needs an explicit ORDER BY created_at, id). Fixing those two is next.")
     P = s.probe
-    P("goal", "goal", "goal", "What did Dependabot bump, causing the failing tests the agent is triaging?", ["SQLAlchemy", "2.0.30"])
-    P("old-ver", "recall", "goal", "Which SQLAlchemy version was used before the bump?", ["1.4.52"])
-    P("no-xfail", "constraint", "goal", "What did the user's rules say not to mark failing tests as?", ["xfail"])
-    P("commit", "constraint", "goal", "How must each fix's commit message start?", ["sa2:"])
-    P("api", "constraint", "goal", "Which API's responses must not change?", ["payments"])
-    P("err-text", "error", "full", "What error did the raw 'SELECT 1' raise?", ["should be explicitly declared as text"])
-    P("err-engine", "error", "full", "Which AttributeError did the reconcile worker tests raise about the Engine object?", ["'Engine' object has no attribute 'execute'"])
-    P("fix-engine", "artifact", "fix-engine", "Which file was changed to stop using Engine.execute?", ["src/ledgerline/workers/reconcile.py"])
-    P("nested", "decision", "decision", "How were the 'transaction is already begun' failures fixed, and why that option?", ["begin_nested", "other 40 routes"])
-    P("err-decimal", "error", "err-decimal", "What did the failing amount assertion compare?", ["'12.5'", "'12.50'"])
-    P("fix-decimal", "error", "fix-decimal", "How was the refund amount formatting fixed?", ["quantize"])
-    P("passed", "recall", "status", "How many tests passed in the run that still had 2 failed?", ["1277 passed"])
-    P("count", "progress", "progress", "How many of the 14 failures are fixed?", ["12 of 14"])
-    P("left", "progress", "progress", "Which two tests are still failing?", ["test_dunning_batches_by_tenant", "test_outbox_ordering"])
-    P("next", "continuation", "progress", "What is the fix planned for the outbox ordering test?", ["ORDER BY created_at"])
+    P("goal", "goal", "goal", "What did Dependabot bump, causing the failing tests the agent is triaging?", ["SQLAlchemy", "2.0.30"], ["1.4.52"],
+      accept=["Dependabot bumped SQLAlchemy from 1.4.52 to 2.0.30.", "SQLAlchemy 2.0.30 (previously 1.4.52)", "sqlalchemy==2.0.30"],
+      reject=["SQLAlchemy 1.4.52", "SQLAlchemy 2.0.31", "SQLAlchemy 1.4.52 or 2.0.30", "Alembic 2.0.30"])
+    P("old-ver", "recall", "goal", "Which SQLAlchemy version was used before the bump?", ["1.4.52"],
+      accept=["1.4.52", "SQLAlchemy 1.4.52 (before the bump to 2.0.30)", "sqlalchemy==1.4.52"],
+      reject=["2.0.30", "1.4.51", "1.4"])
+    P("no-xfail", "constraint", "goal", "What did the user's rules say not to mark failing tests as?", ["xfail"],
+      accept=["xfail", "Not to mark them `xfail` (and not to skip them either).", "pytest.mark.xfail"],
+      reject=["flaky", "slow", "expected failures via pytest.mark.skipif"])
+    P("commit", "constraint", "goal", "How must each fix's commit message start?", ["sa2:"], regex="(?:^|[\\s`'\"])sa2\\b",
+      accept=["`sa2:`", "With `sa2:`, one fix per commit.", "sa2: (e.g. 'sa2: wrap raw SQL in text()')", "Each commit message must start with sa2:"],
+      reject=["sqlalchemy2:", "fix:", "chore(sa2):", "deps:"])
+    P("api", "constraint", "goal", "Which API's responses must not change?", [["payments", "payment"]],
+      accept=["The payments API.", "The payments API: its responses must not change.", "The payment API responses"],
+      reject=["The invoices API", "The refunds endpoint", "The public REST API"])
+    P("err-text", "error", "full", "What error did the raw 'SELECT 1' raise?", [["should be explicitly declared as text", "Textual SQL expression"]],
+      accept=["sqlalchemy.exc.ArgumentError: Textual SQL expression 'SELECT 1' should be explicitly declared as text('SELECT 1')", "An ArgumentError saying the textual SQL 'SELECT 1' should be explicitly declared as text().", "ArgumentError: Textual SQL expression 'SELECT 1' must be wrapped in text()"],
+      reject=["AttributeError: 'Engine' object has no attribute 'execute'", "InvalidRequestError: A transaction is already begun on this Session.", "ObjectNotExecutableError: Not an executable object: 'SELECT 1'"])
+    P("err-engine", "error", "full", "Which AttributeError did the reconcile worker tests raise about the Engine object?", [["'Engine' object has no attribute 'execute'", "Engine has no attribute 'execute'"]],
+      accept=["AttributeError: 'Engine' object has no attribute 'execute'", "`'Engine' object has no attribute 'execute'` (Engine.execute is gone in 2.0)", "AttributeError: Engine has no attribute 'execute'"],
+      reject=["'Connection' object has no attribute 'execute'", "'Engine' object has no attribute 'begin'", "ArgumentError: Textual SQL expression 'SELECT 1' should be explicitly declared as text('SELECT 1')"])
+    P("fix-engine", "artifact", "fix-engine", "Which file was changed to stop using Engine.execute?", ["src/ledgerline/workers/reconcile.py"],
+      accept=["src/ledgerline/workers/reconcile.py", "`src/ledgerline/workers/reconcile.py` — reconcile_day now uses engine.connect().", "src/ledgerline/workers/reconcile.py (rows = conn.execute(stmt).all())"],
+      reject=["src/ledgerline/workers/dunning.py", "src/ledgerline/db/session.py", "tests/workers/test_reconcile.py"])
+    P("nested", "decision", "decision", "How were the 'transaction is already begun' failures fixed, and why that option?", ["begin_nested", ["other 40 routes", "40 routes", "40 other routes", "unit of work"]],
+      accept=["With session.begin_nested() in the service instead of session.begin(); it keeps the request-scoped transaction as the unit of work and doesn't change behaviour for the other 40 routes.", "begin_nested(), because switching the dependency to autobegin=False would affect the other 40 routes.", "Used begin_nested so the request-scoped transaction stays the unit of work."],
+      reject=["Switched the request dependency to autobegin=False so session.begin() works.", "begin_nested(), because it is faster.", "Wrapped the service in session.begin() and committed manually in every route."])
+    P("err-decimal", "error", "err-decimal", "What did the failing amount assertion compare?", ["'12.5'", "'12.50'"],
+      accept=["assert {'amount': '12.5'} == {'amount': '12.50'}", "The refund amount: got '12.5', expected '12.50'.", "12.5 vs 12.50"],
+      reject=["'12.50' == '12.500'", "Decimal('12.5') == 12.5", "'12.05' == '12.50'"])
+    P("fix-decimal", "error", "fix-decimal", "How was the refund amount formatting fixed?", [["quantize", "quantized", "quantizing"]],
+      accept=["str(refund.amount.quantize(CENT)) in the payments serializer", "Quantized the amount to two places in src/ledgerline/api/routes/payments.py.", "By quantizing the Decimal to CENT before str()."],
+      reject=["Changed the column to Numeric(10, 2, asdecimal=True).", "Formatted with f'{amount:.2f}'.", "round(refund.amount, 2)"])
+    P("passed", "recall", "status", "How many tests passed in the run that still had 2 failed?", [["1277 passed", "1277 tests passed", "1277 tests"]],
+      accept=["1277 passed", "1,277 tests passed (2 failed, 11 skipped).", "1277 passed, 2 failed, 11 skipped"],
+      reject=["1285 passed", "1278 passed", "515 passed"])
+    P("count", "progress", "progress", "How many of the 14 failures are fixed?", [["12 of 14", "12 of the 14", "12 out of 14", "12 out of the 14", "12/14"]], ["11 of 14", "13 of 14", "or 13", "13 or", "or 11", "11 or"],
+      accept=["12 of 14", "12 of the 14 are fixed; 2 still fail.", "12/14", "12 out of 14 (last run: 2 failed, 1277 passed, 11 skipped)"],
+      reject=["11 of 14", "13 of 14", "All 14", "12 or 13 of 14", "12 of 14 or 13 of 14"])
+    P("left", "progress", "progress", "Which two tests are still failing?", ["test_dunning_batches_by_tenant", "test_outbox_ordering"],
+      accept=["test_dunning_batches_by_tenant and test_outbox_ordering", "tests/workers/test_dunning.py::test_dunning_batches_by_tenant (NoSuchColumnError on tenant_id) and tests/events/test_outbox.py::test_outbox_ordering", "`test_outbox_ordering`, `test_dunning_batches_by_tenant`"],
+      reject=["test_dunning_batches_by_tenant and test_refund_response_shape", "test_outbox_ordering and test_emit_customer_parses_timezone", "test_dunning_batches_by_tenant only"])
+    P("next", "continuation", "progress", "What is the fix planned for the outbox ordering test?", [["ORDER BY created_at", "order_by(created_at"]],
+      accept=["An explicit ORDER BY created_at, id on the outbox query.", "Add `ORDER BY created_at, id` so events come out as e1, e2.", "Order the outbox rows by created_at, id: .order_by(created_at, id)"],
+      reject=["ORDER BY id", "Sort the events in Python after loading.", "ORDER BY updated_at"])
     return s
 
 
@@ -658,6 +1005,7 @@ def edge_manual_compaction() -> Spec:
     s = Spec("edge-manual-compaction", "Session with an earlier manual compaction block (for lookup mode)", "edge", "ledgerline",
              7701, 128000, 16384, Layout(turns=30, steps_per_turn=(2, 5), target_chars=760_000, max_out=30000),
              notes="Holds a {role: compaction, origin: manual} line at a turn boundary; lookup mode reuses it, read_write may summarise over it.")
+    s.keep_out_of_noise("billing-slow", "offset-naive and offset-aware", "dunning_v2_enabled", "tzinfo=UTC")
     s.user("goal", 0.0, "We need a dunning workflow: overdue invoices get reminder emails at +7, +14 and +30 days, then the "
            "account is suspended. Build it as a Celery beat task in src/ledgerline/workers/dunning.py.")
     s.user("mail", 0.0, "Send mail through our mailer service (MAILER_URL), never SMTP directly. And reminders must be idempotent.")
@@ -685,18 +1033,42 @@ def edge_manual_compaction() -> Spec:
                            "**Errors fixed**: can't compare offset-naive and offset-aware datetimes in the stage-1 test; fixed by making "
                            "due_date UTC-aware in dunning.py.\n\n**Next**: continue with stages 2 and 3.")
     P = s.probe
-    P("goal", "goal", "goal", "What workflow is being built?", ["dunning"])
-    P("mail", "constraint", "mail", "How must emails be sent?", ["MAILER_URL"])
-    P("queue", "recall", "queue-said", "Which Celery queue do dunning tasks run on?", ["billing-slow"])
-    P("decision", "decision", "decision", "How is idempotency of reminders achieved?", ["dunning_notices", "(invoice_id, stage)"])
-    P("err", "error", "err", "What datetime error did the stage-1 test raise?", ["offset-naive and offset-aware"])
-    P("fix-file", "artifact", "fix", "Which file holds the dunning task?", ["src/ledgerline/workers/dunning.py"])
-    P("stages", "update", "stages-new", "At which day offsets are reminders sent now?", ["+5", "+12", "+25"], ["+14", "+30"])
-    P("suspend", "constraint", "suspend", "How must suspension be performed?", ["AccountService.suspend"])
-    P("flag", "recall", "flag", "Which feature flag gates dunning in production?", ["dunning_v2_enabled"])
-    P("fix-tz", "error", "fix", "How was the naive due_date fixed?", ["tzinfo=UTC"])
-    P("left", "progress", "progress", "Which templates remain to be written?", ["stage2.mjml", "stage3.mjml"])
-    P("next", "continuation", "next", "Which existing template's tone should the new ones copy?", ["stage1.mjml"])
+    P("goal", "goal", "goal", "What workflow is being built?", [["dunning", "overdue invoice", "overdue invoices", "reminder emails"]],
+      accept=["A dunning workflow: reminder emails for overdue invoices at +5/+12/+25 days, then account suspension.", "A Celery beat dunning task in src/ledgerline/workers/dunning.py.", "Reminder emails for overdue invoices, followed by suspending the account."],
+      reject=["An invoice numbering service.", "Fixing tax rounding per invoice.", "Making the payment batch job faster for big tenants."])
+    P("mail", "constraint", "mail", "How must emails be sent?", [["MAILER_URL", "mailer service"]],
+      accept=["Through our mailer service (MAILER_URL), never SMTP directly.", "Via the mailer service at `MAILER_URL`.", "Only through the internal mailer service, not over SMTP."],
+      reject=["Directly over SMTP.", "Through SendGrid's API.", "With smtplib from the Celery worker."])
+    P("queue", "recall", "queue-said", "Which Celery queue do dunning tasks run on?", ["billing-slow"],
+      accept=["billing-slow", "They run on the `billing-slow` queue (CELERY_TASK_ROUTES routes ledgerline.workers.dunning.* there)."],
+      reject=["billing", "billing-fast", "default"])
+    P("decision", "decision", "decision", "How is idempotency of reminders achieved?", [["dunning_notices"], ["invoice_id"], ["stage"]],
+      accept=["Each reminder inserts a row into dunning_notices with a unique (invoice_id, stage) key; mail is sent only if the insert succeeded.", "A unique key on invoice_id + stage in the dunning_notices table, insert first then send.", "dunning_notices rows, unique on (invoice_id, stage), rather than a Redis lock."],
+      reject=["A Redis lock per invoice.", "A unique (invoice_id, stage) key in a dunning_reminders table.", "dunning_notices keyed on invoice_id only."])
+    P("err", "error", "err", "What datetime error did the stage-1 test raise?", [["offset-naive and offset-aware", "offset-naive", "naive and aware"]],
+      accept=["can't compare offset-naive and offset-aware datetimes", "freezegun FakeDatetime: can't compare offset-naive and offset-aware datetimes.", "It couldn't compare a naive and aware datetime (offset-naive due_date vs aware now())."],
+      reject=["ValueError: time data does not match format", "pytz.UnknownTimeZoneError: 'UTC+1'", "OverflowError: date value out of range"])
+    P("fix-file", "artifact", "fix", "Which file holds the dunning task?", ["src/ledgerline/workers/dunning.py"],
+      accept=["src/ledgerline/workers/dunning.py", "The dunning task lives in `src/ledgerline/workers/dunning.py`."],
+      reject=["src/ledgerline/workers/reconcile.py", "src/ledgerline/settings.py", "src/ledgerline/workers/dunning_tasks.py"])
+    P("stages", "update", "stages-new", "At which day offsets are reminders sent now?", [["+5", "5"], ["+12", "12"], ["+25", "25"]], ["+14", "+30", "14", "30", "+7"],
+      accept=["+5, +12 and +25 days", "At +5/+12/+25 days (changed from +7/+14/+30).", "5, 12 and 25 days after the due date; suspension after the last."],
+      reject=["+7, +14 and +30 days", "+5, +12 and +30 days", "+5, +14 and +25 days", "+7, +14, +30 or +5, +12, +25"])
+    P("suspend", "constraint", "suspend", "How must suspension be performed?", ["AccountService.suspend"], ["direct UPDATE"],
+      accept=["Through AccountService.suspend(reason='dunning'), not a direct UPDATE.", "Call `AccountService.suspend(reason=\"dunning\")`.", "AccountService.suspend with reason dunning"],
+      reject=["A direct UPDATE on accounts setting status='suspended'.", "AccountService.deactivate()", "Either AccountService.suspend or a direct UPDATE on accounts."])
+    P("flag", "recall", "flag", "Which feature flag gates dunning in production?", ["dunning_v2_enabled"],
+      accept=["dunning_v2_enabled", "It's gated behind the `dunning_v2_enabled` feature flag."],
+      reject=["dunning_enabled", "dunning_v2", "dunning_v3_enabled"])
+    P("fix-tz", "error", "fix", "How was the naive due_date fixed?", [["tzinfo=UTC", "UTC-aware"]],
+      accept=["By making due_date UTC-aware: `invoice.due_date.replace(tzinfo=UTC)`.", "due_date.replace(tzinfo=UTC) before comparing with now()", "The naive due_date was normalised to UTC-aware."],
+      reject=["By making now() naive with datetime.utcnow().", "By freezing time with freezegun.", "By storing due_date as a string."])
+    P("left", "progress", "progress", "Which templates remain to be written?", [["stage2.mjml", "stage 2", "stage-2"], ["stage3.mjml", "stage 3", "stage-3"]],
+      accept=["The stage 2 and stage 3 email templates: templates/dunning/stage2.mjml and stage3.mjml.", "templates/dunning/stage2.mjml, templates/dunning/stage3.mjml", "The stage-2 and stage-3 templates."],
+      reject=["stage1.mjml", "stage1.mjml and stage2.mjml", "None; all templates are written."])
+    P("next", "continuation", "next", "Which existing template's tone should the new ones copy?", [["stage1.mjml", "stage 1 template", "stage-1 template"]],
+      accept=["stage1.mjml", "Copy the tone of `templates/dunning/stage1.mjml`.", "The stage 1 template."],
+      reject=["stage2.mjml", "stage3.mjml", "The welcome email template."])
     return s
 
 
@@ -704,6 +1076,7 @@ def edge_parallel_tools() -> Spec:
     s = Spec("edge-parallel-tools", "Parallel tool calls while adding comment threads to quillpad", "edge", "quillpad", 7702,
              128000, 16384, Layout(turns=24, steps_per_turn=(2, 4), target_chars=640_000, parallel=0.55, max_out=30000),
              notes="Many assistant messages carry 2-4 tool calls; a tail must never split a call from its result.")
+    s.keep_out_of_noise("RELATIVE_POSITION_VERSION = 2", "[ 4, 12 ]", "'RelativePosition' is not assignable to type 'number'", "50 replies")
     s.user("goal", 0.0, "Add threaded comments anchored to text ranges in quillpad. Comments must survive concurrent edits, "
            "so anchor them to CRDT positions, not offsets.")
     s.user("pnpm", 0.0, "pnpm. And keep bundle size in mind — no new runtime dependencies over 10 kB gzipped.")
@@ -724,18 +1097,42 @@ def edge_parallel_tools() -> Spec:
     s.say("progress", 0.88, "Status: anchors use relative positions, CommentThread renders, store enforces the reply cap. "
           "Remaining: resolving/unresolving threads and the awareness indicator.")
     P = s.probe
-    P("goal", "goal", "goal", "What feature is being added and what must comments be anchored to?", ["comments", "CRDT positions"])
-    P("deps", "constraint", "pnpm", "What size limit applies to new runtime dependencies?", ["10 kB"])
-    P("rel-version", "recall", "par-read", "What is RELATIVE_POSITION_VERSION set to?", ["RELATIVE_POSITION_VERSION = 2"])
-    P("assoc", "decision", "decision", "Which assoc values are used for the start and end anchors?", ["-1", "+1"])
-    P("err-range", "error", "par-err", "What did the comment range test expect to deeply equal?", ["[ 4, 12 ]"])
-    P("err-tsc", "error", "par-err#1", "Which type error did tsc report in CommentThread.tsx?", ["'RelativePosition' is not assignable to type 'number'"])
-    P("limit", "update", "limit-new", "What is the reply cap now? Number only.", ["250"], ["50 replies"])
-    P("store", "artifact", "thread", "Which new file is the comment store?", ["src/store/comments.ts"])
-    P("tsx", "artifact", "par-err#1", "Which component file had the type error?", ["src/components/CommentThread.tsx"])
-    P("pm", "constraint", "pnpm", "Which package manager must be used?", ["pnpm"])
-    P("left", "progress", "progress", "What remains?", ["resolving", "awareness"])
-    P("next", "continuation", "progress", "What should be implemented next?", [["resolving", "unresolving"]])
+    P("goal", "goal", "goal", "What feature is being added and what must comments be anchored to?", [["comments", "comment", "commenting"], ["CRDT positions", "CRDT position", "relative positions", "relative position"]],
+      accept=["Threaded comments on text ranges in quillpad, anchored to CRDT positions rather than offsets.", "Comment threads anchored to CRDT positions (Yjs relative positions), not character offsets.", "Comments on text ranges; anchors must be CRDT positions so they survive concurrent edits."],
+      reject=["Comments anchored to character offsets.", "Presence cursors anchored to CRDT positions.", "Threaded comments anchored to DOM ranges."])
+    P("deps", "constraint", "pnpm", "What size limit applies to new runtime dependencies?", [["10 kB", "10kB"]],
+      accept=["No new runtime dependency over 10 kB gzipped.", "10 kB gzipped", "Runtime deps must stay under 10kB gzipped."],
+      reject=["100 kB gzipped", "10 MB", "1 kB"])
+    P("rel-version", "recall", "par-read", "What is RELATIVE_POSITION_VERSION set to?", [["2"]], ["1", "3"],
+      accept=["2", "`RELATIVE_POSITION_VERSION = 2` (src/sync/crdt.ts)", "It is set to 2."],
+      reject=["1", "3", "1 or 2", "RELATIVE_POSITION_VERSION = 12"])
+    P("assoc", "decision", "decision", "Which assoc values are used for the start and end anchors?", [["-1"]], regex="(start[^\\n]{0,40}?(?<![+\\d])-1\\b[\\s\\S]{0,100}?end[^\\n]{0,40}?(?<![-\\d])\\+?1\\b)|((?<![+\\d])-1\\b[^\\n]{0,30}?start[\\s\\S]{0,100}?(?<![-\\d])\\+1\\b[^\\n]{0,30}?end)",
+      accept=["assoc -1 for the start anchor and +1 for the end.", "start: -1, end: +1", "Start uses assoc = -1, end uses assoc = 1.", "-1 (start) and +1 (end)"],
+      reject=["+1 for the start and -1 for the end.", "0 for both anchors.", "-1 for both the start and the end."])
+    P("err-range", "error", "par-err", "What did the comment range test expect to deeply equal?", [["[ 4, 12 ]", "[4, 12]", "[4,12]", "[ 4,12 ]", "[4 ,12]"]],
+      accept=["AssertionError: expected [ 4, 9 ] to deeply equal [ 4, 12 ]", "It expected the range [4, 12] (it got [4, 9]).", "[4,12]"],
+      reject=["[ 4, 9 ]", "[ 4, 11 ]", "[ 5, 12 ]", "[14, 12]"])
+    P("err-tsc", "error", "par-err#1", "Which type error did tsc report in CommentThread.tsx?", ["'RelativePosition' is not assignable to type 'number'"],
+      accept=["TS2322: Type 'RelativePosition' is not assignable to type 'number'.", "Type `RelativePosition` is not assignable to type `number` (line 18).", "src/components/CommentThread.tsx(18,7): error TS2322: Type \"RelativePosition\" is not assignable to type \"number\""],
+      reject=["Parameter 'expiresAt' implicitly has an 'any' type.", "Type 'number' is not assignable to type 'RelativePosition'.", "Parameter 'label' implicitly has an 'any' type."])
+    P("limit", "update", "limit-new", "What is the reply cap now? Number only.", ["250"], ["50"],
+      accept=["250", "250 replies (up from 50)", "250; the old cap was 50."],
+      reject=["50", "50 or 250", "500", "25"])
+    P("store", "artifact", "thread", "Which new file is the comment store?", ["src/store/comments.ts"],
+      accept=["src/store/comments.ts", "The new comment store is `src/store/comments.ts`."],
+      reject=["src/store/history.ts", "src/store/comment.ts", "src/components/CommentThread.tsx"])
+    P("tsx", "artifact", "par-err#1", "Which component file had the type error?", ["src/components/CommentThread.tsx"],
+      accept=["src/components/CommentThread.tsx", "`src/components/CommentThread.tsx` (line 18)."],
+      reject=["src/components/Editor.tsx", "src/components/CommentThread.ts", "src/store/comments.ts"])
+    P("pm", "constraint", "pnpm", "Which package manager must be used?", ["pnpm"], ["npm", "yarn"],
+      accept=["pnpm", "Use pnpm (not npm or yarn).", "`pnpm`"],
+      reject=["npm", "yarn", "npm or pnpm"])
+    P("left", "progress", "progress", "What remains?", [["resolving", "resolve", "unresolving", "unresolve", "resolved"], ["awareness"]],
+      accept=["Resolving/unresolving threads and the awareness indicator.", "Thread resolve/unresolve, plus the awareness indicator.", "Still to do: resolving threads; awareness indicator."],
+      reject=["Only the awareness indicator.", "Resolving threads.", "Nothing, everything is done.", "Enforcing the reply cap in the store."])
+    P("next", "continuation", "progress", "What should be implemented next?", [["resolving", "unresolving", "resolve", "unresolve"]],
+      accept=["Resolving/unresolving threads.", "Thread resolve/unresolve support.", "Let users resolve and unresolve comment threads."],
+      reject=["The awareness indicator.", "Enforcing the reply cap in the store.", "Rendering CommentThread."])
     return s
 
 
@@ -743,6 +1140,7 @@ def edge_superseded_facts() -> Spec:
     s = Spec("edge-superseded-facts", "Facts that change twice while wiring cinder's retry policy", "edge", "cinder", 7703,
              128000, 16384, Layout(turns=26, steps_per_turn=(2, 5), target_chars=620_000, max_out=28000),
              notes="The per-attempt timeout changes twice (4500 -> 9000 -> 7500 ms) and the deploy target once; only the latest values are right.")
+    s.keep_out_of_noise("7500", "4500", "9000", "kw-prod-fra2", "kw-prod-ams", "cap not applied", "apply it last", "cap was applied before jitter", "invoices-export")
     s.user("goal", 0.0, "Give cinder a per-queue retry policy: max attempts and exponential backoff configured in "
            "deploy/cinder.yaml, used by internal/retry/backoff.go.")
     s.user("attempts-1", 0.05, "Default per-attempt timeout: 4500 ms.")
@@ -761,18 +1159,39 @@ def edge_superseded_facts() -> Spec:
     s.say("progress", 0.9, "Done: backoff cap fixed, per-queue retry config, per-attempt timeout from config. Remaining: the "
           "changelog entry and the deploy.")
     P = s.probe
-    P("goal", "goal", "goal", "What is being added to cinder?", ["retry policy"])
-    P("timeout", "update", "attempts-3", "What is the per-attempt timeout now, in ms? Number only.", ["7500"], ["4500", "9000"],
-      rubric="Only 7500 is correct; 4500 and 9000 were superseded.")
-    P("cluster", "update", "cluster-2", "Which cluster is the deploy target now?", ["kw-prod-fra2"], ["kw-prod-ams"])
-    P("err", "error", "err", "What did backoff_test.go report?", ["cap not applied"])
-    P("fix", "error", "fix", "How was the backoff cap bug fixed?", [["apply it last", "cap was applied before jitter"]])
-    P("file", "artifact", "fix", "Which file implements the backoff?", ["internal/retry/backoff.go"])
-    P("decision", "decision", "decision", "Where do per-queue overrides go, and why no per-job overrides?", ["queues.<name>.retry", "schema change"])
-    P("retrycount", "constraint", "retrycount", "What must happen to the old RetryCount field?", ["deprecated"])
-    P("override", "recall", "override", "Which queue gets the first per-queue override, with how many attempts?", ["invoices-export", "12"])
-    P("left", "progress", "progress", "What remains?", ["changelog"])
-    P("next", "continuation", "progress", "What comes after the changelog entry?", ["deploy"])
+    P("goal", "goal", "goal", "What is being added to cinder?", [["retry policy", "retry policies", "retries", "retry config", "retry configuration", "retry settings"]],
+      accept=["A per-queue retry policy: max attempts and exponential backoff configured in deploy/cinder.yaml, used by internal/retry/backoff.go.", "Per-queue retries (max attempts plus exponential backoff).", "Retry configuration per queue."],
+      reject=["A dead-letter queue for failed jobs.", "A per-attempt timeout of 7500 ms.", "Exponential backoff for cron schedules."])
+    P("timeout", "update", "attempts-3", "What is the per-attempt timeout now, in ms? Number only.", [["7500", "7500ms"]], ["4500", "9000", "4500ms", "9000ms"], rubric="Only 7500 is correct; 4500 and 9000 were superseded.",
+      accept=["7500", "7,500 ms (it went 4500 -> 9000 -> 7500)", "7500ms; the earlier 4500 and 9000 were superseded.", "7500, not 9000"],
+      reject=["9000", "4500", "9000 or 7500", "7000", "9000ms"])
+    P("cluster", "update", "cluster-2", "Which cluster is the deploy target now?", ["kw-prod-fra2"], ["kw-prod-ams or", "or kw-prod-ams", "kw-prod-ams and", "and kw-prod-ams", "target is kw-prod-ams", "target: kw-prod-ams", "deploy to kw-prod-ams", "deploying to kw-prod-ams", "deployment to kw-prod-ams", "still kw-prod-ams"],
+      accept=["kw-prod-fra2", "kw-prod-fra2 (kw-prod-ams is being drained).", "Deploy to `kw-prod-fra2` instead of kw-prod-ams.", "kw-prod-fra2; it was kw-prod-ams before."],
+      reject=["kw-prod-ams", "kw-prod-ams or kw-prod-fra2", "kw-prod-fra1", "Both kw-prod-fra2 and kw-prod-ams."])
+    P("err", "error", "err", "What did backoff_test.go report?", [["cap not applied", "cap wasn't applied", "cap was not applied", "12.8s"]],
+      accept=["backoff_test.go:48: next(4) = 12.8s, want <= 10s (cap not applied)", "next(4) returned 12.8s, above the 10s max: the cap wasn't applied.", "The backoff cap was not applied (12.8s vs a 10s cap)."],
+      reject=["next(3) = 6.4s, want <= 5s (jitter too large)", "context deadline exceeded", "TestLoadSchedule_HandlesEmpty timed out"])
+    P("fix", "error", "fix", "How was the backoff cap bug fixed?", [["apply it last", "cap was applied before jitter", "applied last", "apply the cap last", "after adding jitter", "after the jitter", "after jitter"]],
+      accept=["The cap was applied before jitter was added; now it is applied last.", "Apply the cap after adding jitter (min(...) last).", "Moved the cap to after the jitter so it is applied last."],
+      reject=["Apply the cap before adding jitter.", "Removed the jitter entirely.", "Raised the cap to 12.8s."])
+    P("file", "artifact", "fix", "Which file implements the backoff?", ["internal/retry/backoff.go"],
+      accept=["internal/retry/backoff.go", "`internal/retry/backoff.go` (the cap is now applied last)."],
+      reject=["internal/retry/backoff_test.go", "internal/retry/policy.go", "internal/queue/lease.go"])
+    P("decision", "decision", "decision", "Where do per-queue overrides go, and why no per-job overrides?", [["queues.<name>.retry", "queues.<queue>.retry"], ["schema change", "schema changes", "change the schema", "changing the schema", "change to the schema"]],
+      accept=["Under `queues.<name>.retry` in deploy/cinder.yaml; no per-job overrides because nobody asked for them and they'd need a schema change.", "queues.<name>.retry; per-job overrides would require a schema change.", "In deploy/cinder.yaml under queues.<name>.retry. Per-job ones would mean changing the schema, and nobody asked."],
+      reject=["Under jobs.<name>.retry; per-job overrides are supported as well.", "Under retry.queues in deploy/cinder.yaml; no per-job overrides for performance reasons.", "queues.<name>.retry; per-job overrides were rejected because they slow down the scheduler."])
+    P("retrycount", "constraint", "retrycount", "What must happen to the old RetryCount field?", [["deprecated", "deprecate", "deprecation", "deprecating"]],
+      accept=["Keep it readable for one release and mark it deprecated in the docs.", "RetryCount stays working for one more release, documented as deprecated.", "Deprecate it in the docs but keep reading it for a release."],
+      reject=["Remove it now.", "Rename it to MaxAttempts.", "Keep it forever, undocumented."])
+    P("override", "recall", "override", "Which queue gets the first per-queue override, with how many attempts?", ["invoices-export", ["12", "twelve"]],
+      accept=["invoices-export, max 12 attempts.", "Queue `invoices-export` gets 12 attempts.", "invoices-export with twelve attempts"],
+      reject=["invoices-export, 10 attempts", "invoices-import, 12 attempts", "billing-export, max 12 attempts"])
+    P("left", "progress", "progress", "What remains?", ["changelog"],
+      accept=["The changelog entry and the deploy.", "A CHANGELOG entry, then deploying to kw-prod-fra2.", "changelog + deploy"],
+      reject=["Only the deploy to kw-prod-fra2.", "Nothing, it's all done.", "Fixing the backoff cap."])
+    P("next", "continuation", "progress", "What comes after the changelog entry?", [["deploy", "deploying", "deployment"]], ["kw-prod-ams or", "or kw-prod-ams", "kw-prod-ams and", "and kw-prod-ams", "target is kw-prod-ams", "target: kw-prod-ams", "deploy to kw-prod-ams", "deploying to kw-prod-ams", "deployment to kw-prod-ams", "still kw-prod-ams"],
+      accept=["The deploy, to kw-prod-fra2.", "Deploying to kw-prod-fra2 (kw-prod-ams is being drained).", "Deployment to kw-prod-fra2."],
+      reject=["Deploy to kw-prod-ams.", "Writing the changelog entry.", "Raising the timeout to 9000 ms."])
     return s
 
 
@@ -780,6 +1199,7 @@ def edge_giant_step() -> Spec:
     s = Spec("edge-giant-step", "A single tool step larger than the 16384-token tail cap", "edge", "tollgate", 7704,
              128000, 16384, Layout(turns=14, steps_per_turn=(2, 5), target_chars=505_000, max_out=26000),
              notes="Two steps whose tool output alone is ~30K tokens; when the tail falls back to one step it still exceeds the cap.")
+    s.keep_out_of_noise("server closed idle connection", "3500", "5000 ms", "edge-gw-prod", "orders-v2")
     s.user("goal", 0.0, "Tollgate returns 502s under load to the orders backend. Find out whether it's our proxy or the upstream.")
     s.user("prod", 0.0, "You may read production logs but do not restart anything in production.")
     s.tool("giant-1", 0.35, "Pulling the full gateway log for the incident window.", "bash",
@@ -795,17 +1215,39 @@ def edge_giant_step() -> Spec:
            logs(1050, ["2024-06-20T16:40:02.118Z INFO  [http] req=0ddba11c0ffe ns=edge-gw-prod 502 count last 30m: 0 (was 412)"]), size=120000)
     s.say("giant-3", 0.9995, "The log after the change shows the 502 count for the last 30m at 0 (was 412).")
     P = s.probe
-    P("goal", "goal", "goal", "What is being investigated?", ["502"])
-    P("prod", "constraint", "prod", "What is forbidden in production?", ["restart"])
-    P("err", "error", "giant-1", "Which upstream error from orders-v2 explained the 502s?", ["server closed idle connection"])
-    P("decision", "decision", "decision", "What fix was chosen for the 502s?", ["IdleConnTimeout"])
-    P("file", "artifact", "fix", "Which file's error handling did the user ask to tidy, and the agent edit?", ["internal/upstream/pool.go"])
-    P("keepalive", "update", "keepalive", "What is orders-v2's keepalive now?", ["3500"], ["5000 ms"])
-    P("ns", "recall", "giant-2", "Which Kubernetes namespace runs tollgate?", ["edge-gw-prod"])
-    P("upstream", "recall", "decision", "Which upstream service was closing idle connections?", ["orders-v2"])
-    P("why-4s", "decision", "decision", "Why was IdleConnTimeout set to 4s?", ["keepalive"])
-    P("verify", "progress", "giant-3", "How many 502s did the log after the change show for the 30 minutes?", ["0 (was 412)"])
-    P("next", "continuation", "keepalive", "Given the new upstream keepalive, which setting must be lowered next?", ["IdleConnTimeout"])
+    P("goal", "goal", "goal", "What is being investigated?", [["502", "502s"]],
+      accept=["Why tollgate returns 502s under load to the orders backend: our proxy or the upstream?", "The 502 errors under load; whether it's the proxy or orders-v2.", "Bad Gateway (HTTP 502) responses to the orders backend."],
+      reject=["504 timeouts from the orders backend.", "Why RefreshKey returns stale data after an update.", "Flaky route tests on CI."])
+    P("prod", "constraint", "prod", "What is forbidden in production?", [["restart", "restarting", "restarts", "restarted"]],
+      accept=["Restarting anything in production (reading prod logs is allowed).", "Do not restart anything in production.", "Any restart in prod."],
+      reject=["Reading production logs.", "Deploying to production on Fridays.", "kubectl exec into production pods."])
+    P("err", "error", "giant-1", "Which upstream error from orders-v2 explained the 502s?", [["server closed idle connection", "closed idle connection", "closed idle connections"]],
+      accept=["http: server closed idle connection (keepalive race)", "upstream orders-v2: http: server closed idle connection", "orders-v2 closed idle connections (a keepalive race)."],
+      reject=["context deadline exceeded", "connection refused", "unexpected EOF"])
+    P("decision", "decision", "decision", "What fix was chosen for the 502s?", ["IdleConnTimeout"],
+      accept=["Lower the pool's IdleConnTimeout from 90s to 4s, below the upstream's keepalive.", "Set IdleConnTimeout to 4s in internal/upstream/pool.go.", "`IdleConnTimeout: 4 * time.Second`"],
+      reject=["Retry failed requests on 502.", "Ask orders-v2 to raise their keepalive.", "Disable HTTP keepalives entirely."])
+    P("file", "artifact", "fix", "Which file's error handling did the user ask to tidy, and the agent edit?", ["internal/upstream/pool.go"],
+      accept=["internal/upstream/pool.go", "The user asked to tidy `internal/upstream/pool.go`, and the agent edited it (IdleConnTimeout)."],
+      reject=["internal/upstream/health.go", "internal/proxy/handler.go", "internal/ratelimit/redis_store.go"])
+    P("keepalive", "update", "keepalive", "What is orders-v2's keepalive now?", [["3500", "3500ms", "3.5 s", "3.5s", "3.5 seconds"]], ["5000", "5000ms", "5 s", "5s", "5 seconds"],
+      accept=["3500 ms", "3,500 ms (it used to be 5000 ms).", "3.5 s in the new release", "3500ms, not 5000ms"],
+      reject=["5000 ms", "3500ms or 5000ms", "5s", "4s"])
+    P("ns", "recall", "giant-2", "Which Kubernetes namespace runs tollgate?", ["edge-gw-prod"],
+      accept=["edge-gw-prod", "tollgate runs in the `edge-gw-prod` namespace."],
+      reject=["edge-gw-staging", "edge-gw", "tollgate-prod"])
+    P("upstream", "recall", "decision", "Which upstream service was closing idle connections?", ["orders-v2"],
+      accept=["orders-v2", "The orders backend, `orders-v2`."],
+      reject=["orders-v1", "the orders backend", "tollgate"])
+    P("why-4s", "decision", "decision", "Why was IdleConnTimeout set to 4s?", [["keepalive", "keep-alive", "keep alive", "5000 ms", "5000ms", "5 s", "5s", "closes idle", "closed idle", "closing idle"]],
+      accept=["To stay below orders-v2's keepalive (5000 ms), so the pool drops idle connections before the upstream closes them.", "Because 4s is under the upstream's 5 s keep-alive.", "orders-v2 closes idle connections after 5000 ms, so our pool must drop them first."],
+      reject=["Because 4s is the Go default idle timeout.", "To match the 4s request timeout.", "Because 90s was too short."])
+    P("verify", "progress", "giant-3", "How many 502s did the log after the change show for the 30 minutes?", [["0", "zero"]], ["412"],
+      accept=["0 (was 412)", "Zero 502s in the last 30 minutes, down from 412.", "0; previously 412."],
+      reject=["412", "412 (was 0)", "4"])
+    P("next", "continuation", "keepalive", "Given the new upstream keepalive, which setting must be lowered next?", [["IdleConnTimeout", "idle connection timeout", "idle conn timeout"]],
+      accept=["IdleConnTimeout: 4s is now longer than the 3500 ms keepalive, so it must go below 3.5 s.", "The pool's IdleConnTimeout in internal/upstream/pool.go.", "The idle connection timeout."],
+      reject=["The upstream keepalive.", "MaxIdleConns", "ResponseHeaderTimeout"])
     return s
 
 

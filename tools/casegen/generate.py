@@ -45,7 +45,7 @@ def build(spec: Spec) -> tuple[Builder, list[str]]:
         target = int(frac * len(b.msgs))
         pos = next(i for i in range(target, len(b.msgs)) if b.msgs[i].role == "user")
         b.compaction(text, covers=pos, position=pos)
-    problems = verify_probes(b, spec.probes)
+    problems = verify_probes(b, spec.probes, spec.forbidden())
     return b, problems
 
 

@@ -61,6 +61,7 @@ class Spec:
     notes: str = ""
     beats: list[Beat] = field(default_factory=list)
     probes: list[Probe] = field(default_factory=list)
+    keep_out: tuple[str, ...] = ()
     manual_compaction: tuple[float, str] | None = None  # (fraction, summary text)
 
     # -- beats
@@ -122,17 +123,18 @@ class Spec:
 
     # -- probes
     def probe(self, id: str, kind: str, at: str, question: str, all: list[Any], none: list[str] | None = None,
-              rubric: str | None = None) -> "Spec":
-        self.probes.append(Probe(id, kind, question, list(all), at, list(none or []), None, rubric))
+              rubric: str | None = None, regex: str | None = None, accept: list[str] | None = None,
+              reject: list[str] | None = None) -> "Spec":
+        """A probe; `accept` / `reject` are its self-test examples (correct and plausible wrong answers)."""
+        self.probes.append(Probe(id, kind, question, list(all), at, list(none or []), regex, rubric,
+                                 accept=list(accept or []), reject=list(reject or [])))
+        return self
+
+    def keep_out_of_noise(self, *values: str) -> "Spec":
+        """Values the generated noise must never contain by accident: the facts the probes ask about and the
+        superseded ones. Listed explicitly, so a matcher reworded later never regenerates the session."""
+        self.keep_out = tuple(values)
         return self
 
     def forbidden(self) -> tuple[str, ...]:
-        out = []
-        for p in self.probes:
-            if p.kind in ("recall", "update", "error") or p.id.startswith("protect-"):
-                for item in p.all:
-                    for x in (item if isinstance(item, list) else [item]):
-                        if "/" not in x and len(x) >= 4:
-                            out.append(x)
-            out += [x for x in p.none if "/" not in x and len(x) >= 4]
-        return tuple(out)
+        return self.keep_out
