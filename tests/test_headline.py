@@ -19,7 +19,7 @@ RECORDS = [
         probe("p2", "recall", False, True, False, retained=(True, True, False), judged_score=1),
         probe("p3", "goal", True, True, True),  # the floor answers it
         probe("p4", "goal", False, False, False)]},  # invalid
-    {"case": "b", "status": "ok", "events": [], "points": {"end": {"compactions": 0, "whole": True}}, "probes": [
+    {"case": "b", "status": "ok", "events": [], "context_whole": True, "probes": [
         probe("q1", "recall", True, True, True, before=0)]},
 ]
 ROWS = [(r, p) for r in RECORDS for p in r["probes"]]
@@ -33,6 +33,7 @@ def test_the_headline_counts_only_summary_testing_probes():
     assert h["by_kind"]["recall"]["total"] == 2 and "goal" not in h["by_kind"]
     assert h["invalid"] == {"a/p4": "fails on the full history"}
     assert h["floor_answers"]["floor"]["passed"] == 1
+    assert headline(ROWS, "answered", cluster=False)["tests_summary"]["cluster95"] is None
 
 
 def test_agreement_lists_the_disagreements():

@@ -119,6 +119,7 @@ def test_adding_a_case_reads_no_file(run_folder, tmp_path, monkeypatch):
     monkeypatch.setattr(path_type, "open", counting_open)  # read_text and read_bytes go through open
     for record in records:
         target.add(record)
+    target.finish()  # the resampled intervals are computed once, at the end
     monkeypatch.undo()
     assert reads == []  # run.json is rebuilt from memory: no case file (nor run.json) is read back
     assert read_run(target.path)["aggregates"] == read_run(folder.path)["aggregates"]

@@ -14,6 +14,7 @@ from typing import Any, Iterable
 
 from harness.metrics import Rate, normalised_retention
 from harness.probes import CONDITIONS
+from harness.results.headline import agreement, headline, judged, never_compacted
 from harness.results.schema import Aggregates, CaseRecord, ProbeRecord, TimingRecord
 
 GRADES = ("answered", "retained")
@@ -74,6 +75,8 @@ class Aggregator:
         self.usage: dict[str, int] = {}
         self.timings: list[TimingRecord] = []
         self.timings_by_model: dict[tuple[str, str], list[TimingRecord]] = defaultdict(list)
+        self.rows: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (case, probe) as in run.json, for the headline
+        self.case_facts: list[dict[str, Any]] = []
 
     def add(self, record: CaseRecord) -> None:
         """Fold in a finished case. A case seen before (a failed case run again on --resume) replaces its
@@ -90,8 +93,12 @@ class Aggregator:
     def _count(self, record: CaseRecord) -> None:
         if record.outcome is None:
             return
+        case = {"case": record.case, "pool": record.pool}
         for probe in record.outcome.probes:
             self._count_probe(record, probe)
+            self.rows.append((case, probe.to_json()))
+        self.case_facts.append({**case, "status": "ok", "events": record.outcome.events,
+                                "context_whole": record.outcome.context_whole})
         self._count_summaries(record)
         for key, value in record.outcome.usage.to_json().items():
             self.usage[key] = self.usage.get(key, 0) + value
@@ -136,7 +143,9 @@ class Aggregator:
 
     # -- the aggregates document
 
-    def result(self) -> Aggregates:
+    def result(self, final: bool = True) -> Aggregates:
+        """The aggregates document; `final` adds the resampled (case-clustered) intervals, computed once a run
+        has finished rather than after every case."""
         in_file_order = [self.records[key] for key in sorted(self.records, key=lambda k: f"{k}.json")]
         ok = [r for r in in_file_order if r.outcome is not None]
         grade = "answered" if self.answered_graded else "retained"
@@ -157,7 +166,17 @@ class Aggregator:
             "usage": dict(self.usage),
             "cost": _cost(ok),
             "latency": {**_latency(self.timings), "by_model": self._latency_by_model()},
+            **self._headline(grade, final),
         }
+
+    def _headline(self, grade: str, final: bool) -> dict[str, Any]:
+        """EVALUATION.md: the headline is over summary-testing probes, with the other groups beside it."""
+        graded = [g for g in GRADES if any(p.get("conditions", {}).get("full", {}).get(g) is not None
+                                           for _, p in self.rows)]
+        return {"headline": {g: headline(self.rows, g, cluster=final) for g in graded},
+                "agreement": agreement(self.rows) if "answered" in graded else None,
+                "judged": judged(self.rows),
+                "never_compacted": never_compacted(sorted(self.case_facts, key=lambda c: c["case"]))}
 
     def _rates(self, group: tuple[str, str], grade: str) -> dict[str, Any]:
         out: dict[str, Any] = {}

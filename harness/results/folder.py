@@ -109,7 +109,8 @@ class RunFolder:
     def document(self, finished: str | None = None) -> dict[str, Any]:
         """run.json as a dict, equal to the file's JSON."""
         return {**self._header_json(), "cases": {key: self._documents[key] for key in self._order},
-                "aggregates": self._aggregator.result(), **({"finished": finished} if finished else {})}
+                "aggregates": self._aggregator.result(final=bool(finished)),
+                **({"finished": finished} if finished else {})}
 
     def write_run(self, finished: str | None = None) -> None:
         """Write run.json from the records in memory, never re-reading the case files. Each case's text was
@@ -117,7 +118,8 @@ class RunFolder:
         keys = self._order
         head = [f" {_dumps(name)}: {_nested(value, 1)}" for name, value in self._header_json().items()]
         tail = [f" {_dumps(name)}: {_nested(value, 1)}" for name, value in
-                (("aggregates", self._aggregator.result()), *((("finished", finished),) if finished else ()))]
+                (("aggregates", self._aggregator.result(final=bool(finished))),
+                 *((("finished", finished),) if finished else ()))]
         with _atomic(self.run_file) as out:
             out.write(("{\n" + ",\n".join(head) + ',\n "cases": ' + ("{\n" if keys else "{}")).encode())
             for position, key in enumerate(keys):  # no joined copy of every case's text

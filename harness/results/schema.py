@@ -208,6 +208,8 @@ class ConditionGrade:
     judge_reason: str | None = None
     usage: dict[str, Any] | None = None
     error: str | None = None
+    judge_error: str | None = None  # the judge's reply was malformed twice: no score, never a 0
+    in_system_prompt: tuple[str, ...] = ()  # expected items found only in the system prompt (not retained)
 
     @classmethod
     def from_grade(cls, grade: Any) -> ConditionGrade:
@@ -237,6 +239,7 @@ class ProbeRecord:
     invalid_reason: str | None = None
     floor_survives: bool | None = None
     conditions: tuple[tuple[str, ConditionGrade], ...] | None = None
+    compactions_before: int | None = None  # compactions before the probe point: none, and it tests no summary
 
     def grade(self, condition: str) -> ConditionGrade | None:
         return dict(self.conditions or ()).get(condition)
@@ -249,7 +252,8 @@ class ProbeRecord:
     def to_json(self) -> dict[str, Any]:
         data = {"id": self.id, "kind": self.kind, "at": self.at, "planted_at": self.planted_at,
                 "fact_age": self.fact_age, "age_bucket": self.age_bucket,
-                "compactions_survived": self.compactions_survived, "valid": self.valid,
+                "compactions_survived": self.compactions_survived, "compactions_before": self.compactions_before,
+                "valid": self.valid,
                 "invalid_reason": self.invalid_reason, "floor_survives": self.floor_survives,
                 "conditions": None if self.conditions is None else {n: g.to_json() for n, g in self.conditions}}
         return {k: v for k, v in data.items() if v is not None}
@@ -260,7 +264,8 @@ class ProbeRecord:
         return cls(data["id"], data["kind"], data["at"], data["valid"], data.get("planted_at"), data.get("fact_age"),
                    data.get("age_bucket"), data.get("compactions_survived"), data.get("invalid_reason"),
                    data.get("floor_survives"),
-                   None if conditions is None else tuple((n, ConditionGrade.from_json(g)) for n, g in conditions.items()))
+                   None if conditions is None else tuple((n, ConditionGrade.from_json(g)) for n, g in conditions.items()),
+                   data.get("compactions_before"))
 
 
 @dataclass(frozen=True)
@@ -325,9 +330,11 @@ class CaseOutcome:
     cost: CostRecord
     timings: Timings
     contexts: tuple[tuple[str, ContextRecord], ...]
+    context_whole: bool = True  # at every probe point: nothing folded, no summary, no message kept apart
 
     def to_json(self, contexts: bool = True) -> dict[str, Any]:
-        return {"messages": self.messages, "events": [e.to_json() for e in self.events],
+        return {"messages": self.messages, "context_whole": self.context_whole,
+                "events": [e.to_json() for e in self.events],
                 "risk_counts": dict(self.risk_counts), "summaries": [s.to_json() for s in self.summaries],
                 "probes": [p.to_json() for p in self.probes], "usage": self.usage.to_json(),
                 "cost": self.cost.to_json(), "timings": self.timings.to_json(),
@@ -339,7 +346,8 @@ class CaseOutcome:
                    tuple(data["risk_counts"].items()), tuple(SummaryRecord.from_json(s) for s in data["summaries"]),
                    tuple(ProbeRecord.from_json(p) for p in data["probes"]), UsageTotals.from_json(data["usage"]),
                    CostRecord.from_json(data["cost"]), Timings.from_json(data["timings"]),
-                   tuple((point, ContextRecord.from_json(c)) for point, c in data.get("contexts", {}).items()))
+                   tuple((point, ContextRecord.from_json(c)) for point, c in data.get("contexts", {}).items()),
+                   data.get("context_whole", True))
 
 
 @dataclass(frozen=True)
@@ -398,3 +406,7 @@ class Aggregates(TypedDict, total=False):
     usage: dict[str, int]
     cost: dict[str, Any]
     latency: dict[str, Any]
+    headline: dict[str, Any]  # per grade: the rate over summary-testing probes and the groups beside it
+    agreement: dict[str, Any] | None  # retained against answered on summary-testing probes
+    judged: dict[str, Any] | None
+    never_compacted: dict[str, Any]

@@ -14,7 +14,7 @@ from harness.errors import HarnessError
 from harness.metrics import age_bucket, check_summary
 from harness.models import ModelClient, cassette_path, open_client
 from harness.policy import make_policy
-from harness.probes import CONDITIONS, Text, conditions, grade
+from harness.probes import CONDITIONS, ContextText, conditions, grade
 from harness.results.schema import (CaseOutcome, CaseRecord, ConditionGrade, ContextRecord, CostRecord, EventRecord,
                                     ProbeRecord, SummaryRecord, TimingRecord, Timings, UsageTotals)
 from harness.run.config import RunConfig, RunPlan, plan_run
@@ -93,14 +93,15 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
         cost=summary_cost(calls, plan),
         timings=Timings(round(replayed - started, 4), round(graded - replayed, 4),
                         tuple(TimingRecord.from_event(e) for e in replay.events)),
-        contexts=tuple((point, ContextRecord.from_snapshot(s)) for point, s in sorted(replay.snapshots.items())))
+        contexts=tuple((point, ContextRecord.from_snapshot(s)) for point, s in sorted(replay.snapshots.items())),
+        context_whole=all(s.live_start == 0 and s.summary is None and not s.kept for s in replay.snapshots.values()))
     return CaseRecord(case.id, case.pool, repeat, "ok", outcome=outcome)
 
 
 def grade_probes(case: Case, replay: Replay, answerer: ModelClient, answerer_model: str,
                  judge: ModelClient | None, judge_model: str) -> list[ProbeRecord]:
     results = []
-    texts: dict[tuple[str, str], Text] = {}
+    texts: dict[tuple[str, str], ContextText] = {}
     for probe in case.probes:
         snapshot = replay.snapshots.get(probe.at)
         if snapshot is None:
@@ -111,7 +112,7 @@ def grade_probes(case: Case, replay: Replay, answerer: ModelClient, answerer_mod
         for name, condition in conditions(case.session, snapshot).items():
             key = (probe.at, name)
             if key not in texts:
-                texts[key] = Text(condition.text())
+                texts[key] = condition.text()
             grades[name] = grade(condition, probe, answerer, answerer_model, judge, judge_model, texts[key])
         full, floor = grades["full"], grades["floor"]
         valid = bool(full.answered if full.answered is not None else full.retained)
@@ -122,7 +123,8 @@ def grade_probes(case: Case, replay: Replay, answerer: ModelClient, answerer_mod
             compactions_survived=sum(1 for e in replay.events[:snapshot.compactions] if e.tail_start > probe.planted_at),
             invalid_reason=None if valid else "fails on the full history",
             floor_survives=bool(floor.answered if floor.answered is not None else floor.retained),
-            conditions=tuple((name, ConditionGrade.from_grade(grades[name])) for name in CONDITIONS)))
+            conditions=tuple((name, ConditionGrade.from_grade(grades[name])) for name in CONDITIONS),
+            compactions_before=snapshot.compactions))
     return results
 
 
