@@ -76,6 +76,20 @@ def _value_of(unit: str, wanted: frozenset[str]) -> str | None:
     return min(values, key=lambda v: min((v[0] - a) if v[0] >= a else 3 * (a - v[0]) for a in anchors))[1]
 
 
+_OPENS = (":", "(", "[", "{", ",")
+
+
+def _with_continuation(ctx, position: int) -> str:
+    """A unit that ends open ('yaml: unmarshal errors:', 'raise ValueError(') introduces the unit after it in
+    the same message: the two are read as one (up to two continuations)."""
+    unit = ctx.units[position]
+    for follow in range(position + 1, min(position + 3, len(ctx.units))):
+        if not unit.rstrip().endswith(_OPENS) or ctx.messages[follow] != ctx.messages[position]:
+            break
+        unit = unit.rstrip() + " " + ctx.units[follow]
+    return unit
+
+
 def answer(request: ModelRequest, contexts: ContextCache) -> tuple[str, str]:
     """(reply, finish reason) for a question: the last user message, asked of everything before it."""
     question = last_user(request)
@@ -93,7 +107,7 @@ def answer(request: ModelRequest, contexts: ContextCache) -> tuple[str, str]:
     best = scored[0][1]
     # an earlier value for the same thing in the running: answer with the current clauses of the best unit
     current = (ask.recency and ask.value) or (ask.value and any(p in ctx.stale for _, p in scored[:3]))
-    unit = ctx.units[best]
+    unit = _with_continuation(ctx, best)
     lines: list[str] = []
     if ask.number_only:
         value = _value_of(_current_clauses(unit), wanted) or _value_of(unit, wanted)

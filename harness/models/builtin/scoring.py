@@ -41,9 +41,22 @@ def score_units(ctx: Context, wanted: frozenset[str], ask: Ask) -> list[tuple[fl
     if ask.fix or ask.decision:
         _lend_after_errors(ctx, own, scores)
     _lend_to_steps(ctx, ask, scores)
-    scored = [(_weighted(ctx, ask, position, score), position) for position, score in scores.items()]
+    scored = [(_weighted(ctx, ask, position, score) * _informative(ctx, wanted, position), position)
+              for position, score in scores.items()]
     scored.sort(key=lambda pair: (-pair[0], -pair[1]))
     return scored
+
+
+def _informative(ctx: Context, wanted: frozenset[str], position: int) -> float:
+    """How much a unit says beyond the question: a unit made of the question's own words ('Let me run the
+    suite.' for 'what did the suite report?') answers nothing; one that adds rare words (a value, a name, an
+    identifier's parts) can. 1.0 once the new words weigh as much as two words found in 1% of the units."""
+    novel = ctx.words[position] - wanted
+    if not novel:
+        return 0.35
+    total = len(ctx.units)
+    info = sum(math.log(1.0 + total / len(ctx.postings[w])) for w in novel)
+    return min(1.0, 0.5 + 0.5 * info / (2.0 * math.log(101.0)))
 
 
 def _word_scores(ctx: Context, wanted: frozenset[str], ask: Ask) -> dict[int, float]:
