@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from harness.models.builtin.text import content_words
+from harness.models.builtin.text import STOPWORDS, content_words, stem
 
 
 _Q_GOAL = re.compile(r"\b(goal|trying to (achieve|do)|being (built|added|investigated|fixed|implemented|changed|"
@@ -18,7 +18,7 @@ _Q_FIX = re.compile(r"\b(how (was|were|did|is) .*\b(fix|fixed|resolv|solv|handl|
 _Q_DECISION = re.compile(r"\b(why|chose|chosen|choose|decid\w*|decision|picked|pick|opt(ed)?|approach|"
                          r"instead|rather|convention|implemented|handled)\b", re.I)
 _Q_FILE = re.compile(r"\b(which|what) (new )?(\w+ ){0,3}(file|files|module|modules|script|path|paths|"
-                     r"migration|package|directory|folder|component)\b|\bin which (file|package|module)\b", re.I)
+                     r"migration|package(?! managers?)|directory|folder|component)\b|\bin which (file|package|module)\b", re.I)
 _Q_FILES_MANY = re.compile(r"\b(files|modules|paths)\b", re.I)
 _Q_VALUE = re.compile(r"\b(number only|how many|how long|port|version|hostname|host|url|cluster|line range|"
                       r"(which|what)( [\w'-]+){0,4} (rate|limit|cap|size|timeout|keepalive|queue|count|id|line|"
@@ -51,6 +51,31 @@ class Ask:
     error: bool
     command: bool
     recency: bool
+    focus: frozenset[str] = frozenset()  # the words of the thing asked for: "which *Kubernetes namespace*"
+
+
+_FOCUS = re.compile(r"\b(?:which|what)\s+([\w./`'()-]+)(?:\s+([\w./`'()-]+))?", re.I)
+
+
+# 'what comes after', 'what happened': a verb after 'what' asks about an event, not a kind of thing
+_EVENT_VERBS = frozenset("""comes came happens happened happen changed changes remains remained failed fails broke
+    breaks caused causes went goes needs needed made makes worked works went stopped started""".split())
+
+
+def focus_of(question: str) -> frozenset[str]:
+    """The words right after 'which' / 'what', up to the verb or preposition: the kind of thing the answer
+    names ('Which branch is the work on?' asks for a branch)."""
+    found = _FOCUS.search(question)
+    if not found:
+        return frozenset()
+    words: set[str] = set()
+    if found.group(1).lower() in _EVENT_VERBS:
+        return frozenset()
+    for token in found.groups():
+        if not token or token.lower().strip("`'()") in STOPWORDS:
+            break
+        words |= content_words(token)
+    return frozenset(words)
 
 
 def ask_of(question: str) -> Ask:
@@ -64,6 +89,7 @@ def ask_of(question: str) -> Ask:
         constraint=bool(_Q_CONSTRAINT.search(question)), error=bool(_Q_ERROR.search(question)) and not fix,
         command=bool(_Q_COMMAND.search(question)),
         recency=bool(_RECENCY_CUES.search(question) or _Q_CURRENT.search(question)) or nxt,
+        focus=_focus_members(focus_of(question), question) if not _Q_GOAL.search(question) else frozenset(),
     )
 
 
@@ -72,6 +98,15 @@ _CONCEPTS = (
     (re.compile(r"\bpackage managers?\b", re.I), ("npm", "pnpm", "yarn", "bun", "pip", "uv", "poetry", "cargo")),
     (re.compile(r"\btest runners?\b", re.I), ("pytest", "vitest", "jest", "mocha", "unittest")),
 )
+
+
+def _focus_members(focus: frozenset[str], question: str) -> frozenset[str]:
+    """A category named as the focus ('which package manager') stands for its members."""
+    for pattern, members in _CONCEPTS:
+        found = pattern.search(question)
+        if found and content_words(found.group(0)) <= focus:
+            return frozenset(stem(m) for m in members)
+    return focus
 
 
 def question_words(text: str) -> frozenset[str]:

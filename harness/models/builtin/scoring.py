@@ -24,9 +24,17 @@ _STATUS_CUES = re.compile(r"^(remaining|still open|not done|not yet done|todo|ne
 _INTENT_WORDS = frozenset(stem(w) for w in ("fix", "fixed", "resolve", "resolved", "solve", "solved", "handled",
                                              "handle", "next", "report", "reported", "error", "raise", "raised"))
 _HAS_DIGIT = re.compile(r"\d")
+# a unit that lays out alternatives is not the choice made between them
+_OPTIONS = re.compile(r"^\s*(options?|alternatives?|choices?|either)\b|\(a\).*\(b\)|\b1\).*\b2\)", re.I)
+_CHOICE_CUES = re.compile(r"\b(choosing|chosen|picking|picked|settled on|going for|we'll use|i'll use|"
+                          r"sticking with)\b", re.I)
 _GENERIC_Q = frozenset(stem(w) for w in (
     "file", "files", "what", "which", "why", "how", "happen", "step", "thing", "agent", "done", "new", "kind",
     "part", "two", "three", "first", "did", "get", "got", "made", "make", "need", "needs", "way"))
+
+
+FOCUS_WEIGHT = 1.6
+MISSING_FOCUS = 0.6  # a unit that names nothing of the kind asked for
 
 
 def score_units(ctx: Context, wanted: frozenset[str], ask: Ask) -> list[tuple[float, int]]:
@@ -41,7 +49,9 @@ def score_units(ctx: Context, wanted: frozenset[str], ask: Ask) -> list[tuple[fl
     if ask.fix or ask.decision:
         _lend_after_errors(ctx, own, scores)
     _lend_to_steps(ctx, ask, scores)
-    scored = [(_weighted(ctx, ask, position, score) * _informative(ctx, wanted, position), position)
+    focus = ask.focus & ctx.postings.keys()
+    scored = [(_weighted(ctx, ask, position, score) * _informative(ctx, wanted, position)
+               * (1.0 if not focus or focus & ctx.words[position] else MISSING_FOCUS), position)
               for position, score in scores.items()]
     scored.sort(key=lambda pair: (-pair[0], -pair[1]))
     return scored
@@ -70,6 +80,9 @@ def _word_scores(ctx: Context, wanted: frozenset[str], ask: Ask) -> dict[int, fl
     for w in _INTENT_WORDS:  # "how was it fixed": the word 'fixed' is the kind of answer, not its topic
         if w in idf and (ask.fix or ask.next or ask.error):
             idf[w] *= 0.3
+    for w in ask.focus:  # the kind of thing asked for: the answer names it
+        if w in idf:
+            idf[w] *= FOCUS_WEIGHT
     scores: dict[int, float] = {}
     for w, weight in sorted(idf.items()):
         for position in ctx.postings[w]:
@@ -198,8 +211,11 @@ def _intent_weighted(ctx: Context, ask: Ask, position: int, score: float) -> flo
             score *= 2.0
         elif role in ("tool", "call") and ERROR_LINE.search(unit):
             score *= 0.5
-    if ask.decision and role == "assistant" and (DECISION_CUES.search(unit) or "because" in unit.lower()):
+    if ask.decision and role == "assistant" and (DECISION_CUES.search(unit) or _CHOICE_CUES.search(unit)
+                                                 or "because" in unit.lower()):
         score *= 2.0
+    if (ask.decision or ask.fix) and _OPTIONS.search(unit):
+        score *= 0.5
     if ask.file:
         score *= 1.8 if PATH.search(unit) else 0.6
         if role == "call" and tool_action(unit.split(":", 1)[0]) in ("edited", "created"):
