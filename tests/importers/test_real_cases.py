@@ -57,8 +57,8 @@ def test_probes_are_planted_where_they_say(case_id):
         for item in probe["all"]:
             alternatives = item if isinstance(item, list) else [item]
             assert any(alt in seen for alt in alternatives), f"{probe['id']}: {item!r} not in messages 0..{at}"
-        for item in probe.get("none", []):
-            assert item in "\n".join(texts), f"{probe['id']}: superseded value {item!r} never appears"
+        # `none` items are answers the grader refuses as stated (a superseded value, a hedge, a bare "yes");
+        # their reject examples in the self-tests (tests/test_cases.py) are what checks them
 
 
 @pytest.mark.skipif(not SAMPLES.is_dir(), reason=f"real samples not found at {SAMPLES}")

@@ -103,16 +103,13 @@ def long_auth_refactor() -> Spec:
     s.user("next", 0.93, "Good. Once those two are done, the next step is the load test against staging with `pnpm k6:auth` "
            "— don't run it yet, I'll tell you when the window opens.")
     P = s.probe
-    P("goal", "goal", "goal", "What is the overall goal of this session?", [["stateless cookies", "cookies", "cookie"], ["Redis sessions", "Redis session", "Redis"]],
+    P("goal", "goal", "goal", "What is the user moving harbor-web off and onto?", [["stateless cookies", "cookies", "cookie"], ["Redis sessions", "Redis session", "Redis"]],
       accept=["Move harbor-web off server-side Redis sessions to signed, stateless cookies (HMAC-SHA256 with key rotation), ticket HRB-4127.", "Replace the Redis session store with HMAC-signed stateless cookies.", "Migrating auth from Redis sessions to signed cookies with key rotation."],
       reject=["Make the batch jobs skip soft-deleted rows and lower noisy log levels.", "Fix the flaky CI tests in src/db/client.ts."])
     P("pm", "constraint", "pnpm", "Which package manager must be used in this repo?", ["pnpm"], ["npm", "yarn"],
       accept=["pnpm", "Use pnpm, not npm: the lockfile is pnpm-lock.yaml and CI rejects a package-lock.json.", "`pnpm` (never npm)"],
       reject=["npm", "npm or pnpm", "yarn"])
-    P("api", "constraint", "api", "Which file's public API must not change, and what depends on the exact response shapes?", [["src/routes/orders.ts", "routes/orders.ts"], ["mobile app", "mobile"]],
-      accept=["src/routes/orders.ts; the mobile app depends on its exact response shapes.", "Don't change the public API of `src/routes/orders.ts` -- the mobile app relies on the exact response shapes, byte-for-byte.", "The handlers in routes/orders.ts must keep inputs and outputs identical because the mobile client depends on them."],
-      reject=["src/services/orders.ts; the mobile app depends on it.", "src/routes/auth.ts, because the dashboard depends on the response shapes.", "src/routes/orders.ts, because the React dashboard parses it."])
-    P("ticket", "recall", "goal", "Which ticket id must prefix every commit subject?", ["HRB-4127"],
+    P("ticket", "recall", "goal", "What is the ticket id?", ["HRB-4127"],
       accept=["HRB-4127", "Every commit subject must start with `HRB-4127`.", "HRB-4127 (e.g. \"HRB-4127: sign cookies\")"],
       reject=["HRB-4172", "HRB-412", "LED-882"])
     P("commit-rule", "constraint", "commits", "What did the user ask about the size of commits?", [["small", "one logical change"]],
@@ -133,16 +130,13 @@ def long_auth_refactor() -> Spec:
     P("err-tenant", "error", "err-tenant", "What TypeError did the session tests raise after switching the reader to cookies?", ["Cannot read properties of undefined", "tenantId"],
       accept=["TypeError: Cannot read properties of undefined (reading 'tenantId')", "`Cannot read properties of undefined (reading \"tenantId\")`, thrown in readSession at src/auth/session.ts:58.", "It was Cannot read properties of undefined, reading tenantId, because req.session was undefined."],
       reject=["TypeError: Cannot read properties of undefined (reading 'sid')", "TypeError: Cannot read properties of null (reading 'tenantId')", "Property 'sessionId' does not exist on type 'AuthClaims'."])
-    P("fix-tenant", "error", "fix-tenant", "Where are the claims with cookies, instead of req.session?", ["req.auth"],
+    P("fix-tenant", "error", "fix-tenant", "With cookies, where are the claims?", ["req.auth"],
       accept=["req.auth", "With cookies the claims are on `req.auth`, not `req.session`.", "On req.auth; the reader now throws a 401 when the cookie is missing."],
       reject=["req.cookies", "res.locals.auth", "req.session.auth"])
-    P("err-tsc", "error", "err-tsc", "Which property did tsc say does not exist on AuthClaims, and what is it really called?", ["sessionId", "sid"],
-      accept=["`sessionId` does not exist on AuthClaims; the property is really called `sid`.", "Property 'sessionId' -- AuthClaims calls it sid.", "tsc flagged sessionId (TS2339) in src/middleware/rateLimit.ts; the real name is sid."],
-      reject=["Property 'tenantId' does not exist; it is called 'tid'.", "'sessionId' does not exist; it's really 'session_id'."])
     P("crypto", "decision", "decision-crypto", "What was chosen for signing cookies instead of adding iron-session?", ["node:crypto"],
       accept=["node:crypto", "HMAC-SHA256 from Node's built-in `node:crypto` rather than adding iron-session: it only needs sign and verify and keeps dependencies unchanged.", "They sign with node:crypto (HMAC-SHA256)."],
       reject=["jsonwebtoken", "The cookie-signature package with HMAC-SHA256.", "@hapi/iron"])
-    P("fallback", "decision", "dead-end", "Why was the Redis dual-read fallback dropped?", [["latency", "p95"]],
+    P("fallback", "decision", "dead-end", "What was wrong with keeping a Redis fallback behind a flag?", [["latency", "p95"]],
       accept=["It doubled p95 latency on the orders routes (41ms -> 86ms), so it was dropped for a hard cutover with forced re-login.", "Latency: the dual-read (cookie then Redis) roughly doubled request latency in the benchmark.", "Because the dual read doubled p95 on the orders routes, from 41ms to 86ms."],
       reject=["Because Redis was being decommissioned.", "Because the mobile app depends on the exact response shapes.", "Keeping two code paths was too complex to maintain."])
     P("files-new", "artifact", "keyring", "Which two new files were created for cookie signing and key rotation?", ["src/auth/cookies.ts", "src/auth/keyring.ts"],
@@ -205,7 +199,7 @@ def desktop_tax_rounding() -> Spec:
     P("todo", "progress", "progress", "What is still not done?", ["PDF"],
       accept=["The PDF renderer still formats per-line tax from the old field.", "Updating the PDF rendering.", "Only the invoice pdf renderer remains."],
       reject=["Nothing, all done; the tests pass.", "Switching the Swiss VAT fixture to 8.1%.", "Input validation for fetch_ledger_entry."])
-    P("next", "continuation", "progress", "What should be worked on next?", [["PDF renderer", "PDF rendering", "PDF"]],
+    P("next", "continuation", "progress", "What is not done yet?", [["PDF renderer", "PDF rendering", "PDF"]],
       accept=["Fix the PDF renderer so it stops formatting per-line tax from the old field.", "Update the invoice PDF rendering to use the per-invoice tax.", "PDF renderer"],
       reject=["Change the CH fixture to 8.1%.", "Move rounding into invoice_total().", "Tidy the error handling in src/ledgerline/auth/tokens.py."])
     return s
@@ -272,19 +266,16 @@ def auto_flaky_scheduler() -> Spec:
     P("pg-port", "update", "pg-port-said", "Which port does the local Postgres use now? Number only.", ["55439"], ["55432"],
       accept=["55439", "55439 (it was 55432 before)", "Port 55439; it moved from 55432 after the rebase."],
       reject=["55432", "55432 or 55439", "5432", "55438"])
-    P("flake", "error", "flake", "What did the flaky lease test report about the job?", [["executed 2 times", "executed twice", "2 times"]],
+    P("flake", "error", "flake", "What did lease_test.go:142 report?", [["executed 2 times", "executed twice", "2 times"]],
       accept=["job 7f3c2a91 executed 2 times, want 1 (lease expired at attempt 3)", "It reported the job was executed twice instead of once.", "lease_test.go:142 — the job ran 2 times, want 1"],
       reject=["job 7f3c2a91 executed 3 times, want 1", "WARNING: DATA RACE in (*Lease).Renew()", "job executed 0 times (lease expired at attempt 3)"])
     P("race", "error", "race", "What is the root cause of the race on the lease deadline, and which two functions are involved?", ["Renew", "reapExpired"],
       accept=["reapExpired() reads lease.expiresAt without holding the lease mutex while Renew() writes it, so the reaper sees a stale deadline and requeues a just-renewed job.", "A data race on expiresAt between (*Lease).Renew and reapExpired.", "Unsynchronised read of expires_at in reapExpired() racing with the write in Renew()"],
       reject=["Renew() and ReleaseLease() both write expiresAt without a lock.", "reapExpired() races with the heartbeat goroutine in pool.go.", "The Postgres UPDATE in ReleaseLease is not atomic."])
-    P("decision", "decision", "decision", "Which fix option was chosen for the race, and why over a mutex?", [["WHERE lease_token", "conditional UPDATE"], ["source of truth", "across processes", "one process"]],
-      accept=["Option (b): renewal became a single conditional UPDATE ... WHERE lease_token = $1 AND expires_at > now(), letting Postgres decide; the database is the source of truth across processes, while a mutex only fixes one process.", "A conditional UPDATE in Postgres, because it works across processes and a mutex would not.", "The `UPDATE ... WHERE lease_token` renewal: a mutex only fixes one process."],
-      reject=["A mutex around expiresAt, because it is the simplest fix.", "Option (a), a sync.Mutex around expiresAt, since that keeps the fix in-process.", "The conditional UPDATE, because it is faster than taking a lock."])
     P("fix-file", "artifact", "fix", "Which file got the conditional UPDATE?", ["internal/queue/lease.go"],
       accept=["internal/queue/lease.go", "The conditional UPDATE went into `internal/queue/lease.go` (Lease.Renew).", "internal/queue/lease.go, in the renewal"],
       reject=["internal/queue/queue.go", "internal/worker/heartbeat.go", "internal/queue/lease_test.go"])
-    P("err2", "error", "err2", "What did the full suite report after the first fix?", [["ErrLeaseLost not handled", "kept running the attempt"]],
+    P("err2", "error", "err2", "What unexpected error did the full suite report after the first fix?", [["ErrLeaseLost not handled", "kept running the attempt"]],
       accept=["pool_test.go:77: unexpected error: renew lease 9b1e: ErrLeaseLost not handled; worker kept running the attempt", "A failure in internal/worker: `ErrLeaseLost not handled`.", "It said ErrLeaseLost wasn't handled — the worker kept running the attempt."],
       reject=["WARNING: DATA RACE in Lease.Renew", "job 7f3c2a91 executed 2 times, want 1", "ErrNotFound not handled; worker kept retrying"])
     P("fix2", "artifact", "fix2", "Which file was changed so workers cancel on a lost lease?", ["internal/worker/heartbeat.go"],
@@ -347,13 +338,10 @@ def edge_32k_window() -> Spec:
     P("decision", "decision", "decision", "Why is timeout_ms an integer instead of a duration string?", [["helm"], ["integer", "integers", "int", "ints", "numbers", "numeric", "mixing", "milliseconds"]],
       accept=["Because the helm values already use integers, and mixing integers with duration strings invites mistakes.", "To stay consistent with the Helm values, which are integer milliseconds.", "The helm values use ints; mixing both formats would be error-prone."],
       reject=["Because the helm chart generator imports internal/config.", "Because Go's time.ParseDuration is slow.", "Because yaml cannot decode durations."])
-    P("field", "artifact", "field", "Which struct field was added, and in which file?", ["TimeoutMS", "internal/config/config.go"],
-      accept=["TimeoutMS (yaml \"timeout_ms,omitempty\") on the Route struct in internal/config/config.go.", "`Route.TimeoutMS` in `internal/config/config.go`.", "TimeoutMS, internal/config/config.go"],
-      reject=["TimeoutMS in internal/proxy/handler.go", "Timeout in internal/config/config.go", "UpstreamTimeout in internal/config/config.go"])
     P("branch", "recall", "branch", "Which branch is the work on, and which branch does the PR target?", ["feat/route-timeouts", "release/2.7"],
       accept=["feat/route-timeouts; the PR targets release/2.7.", "Work on `feat/route-timeouts`, PR against `release/2.7`.", "feat/route-timeouts -> release/2.7"],
       reject=["feat/route-timeout, PR against release/2.7", "feat/route-timeouts, PR against main", "feat/route-timeouts, PR against release/2.6"])
-    P("fix-3s", "error", "decision", "How was the `3s` unmarshal error in config_test.go resolved, given timeout_ms stays an integer?", [["fixture"]],
+    P("fix-3s", "error", "decision", "What did the agent fix instead?", [["fixture"]],
       accept=["By fixing the test fixture to use integer milliseconds instead of `3s`.", "They fixed the fixture rather than accepting duration strings.", "The fixture was corrected; timeout_ms stays an int."],
       reject=["By making timeout_ms accept Go duration strings like 3s.", "By switching timeout_ms to a time.Duration.", "By adding a custom UnmarshalYAML that parses 3s."])
     P("proxy", "artifact", "proxy", "Which file applies the per-route timeout at request time?", ["internal/proxy/handler.go"],
@@ -447,9 +435,6 @@ def long_billing_migration() -> Spec:
     P("fix-unique", "error", "fix-unique", "How was the counter row read fixed so two transactions don't get the same value?", [["with_for_update", "for update"]],
       accept=["The async path now reads it with `select(...).with_for_update()` instead of `session.get`, so the row is locked.", "with_for_update()", "By locking the counter row with SELECT ... FOR UPDATE in the async path too."],
       reject=["By adding a retry on UniqueViolation.", "With a Postgres advisory lock per tenant.", "It reads the row with session.get and caches it."])
-    P("dead-end", "decision", "dead-end", "Why was the backfill moved out of the Alembic migration, and into which CLI command?", [["40+ minutes", "40+", "one transaction", "block deploys", "deploys"], "backfill-invoice-numbers"],
-      accept=["It ran 40+ minutes inside one transaction on the staging-sized dump and would block deploys; it became `ledgerline backfill-invoice-numbers`, committing per batch.", "Inside the migration it took more than 40 minutes in a single transaction, blocking deploys, so it moved to the backfill-invoice-numbers CLI command.", "Too long in one transaction (40+ minutes); now `ledgerline backfill-invoice-numbers`."],
-      reject=["Because Alembic can't run Python code; it moved into `ledgerline backfill-invoice-numbers`.", "It ran 40+ minutes in one transaction, so it moved into a Celery task.", "It ran 40+ minutes in one transaction; it moved into `ledgerline renumber-invoices`."])
     P("backfill-file", "artifact", "backfill", "Which file holds the backfill command?", ["src/ledgerline/cli/backfill.py"],
       accept=["src/ledgerline/cli/backfill.py", "The command lives in `src/ledgerline/cli/backfill.py`.", "src/ledgerline/cli/backfill.py (ledgerline backfill-invoice-numbers)"],
       reject=["src/ledgerline/cli/backfills.py", "src/ledgerline/invoices/numbering.py", "migrations/versions/20240611_7c1d_invoice_counters.py"])
@@ -514,7 +499,7 @@ def long_gateway_ratelimit() -> Spec:
     P("api", "constraint", "api", "Which exported interface must not change, and why?", ["Limiter", ["vendor", "vendored", "vendors", "three other services"]],
       accept=["The exported Limiter interface in internal/ratelimit/limiter.go; three other services vendor it.", "`Limiter` must stay as is, because it's vendored by three other services.", "Limiter -- other services vendor the package."],
       reject=["The Store interface in redis_store.go, because the tests mock it.", "The Limiter interface, because the mobile app depends on it.", "The Handler type in internal/proxy/handler.go, because three other services vendor it."])
-    P("redis", "update", "redis-new", "Which host did infra migrate the limiter Redis to?", ["redis-rl-eu.svc.northwind.internal"], ["redis-rl-01"],
+    P("redis", "update", "redis-new", "Where did infra migrate the limiter Redis?", ["redis-rl-eu.svc.northwind.internal"], ["redis-rl-01"],
       accept=["redis-rl-eu.svc.northwind.internal", "It's now redis-rl-eu.svc.northwind.internal, same port (replacing redis-rl-01.svc.northwind.internal, which goes away Friday).", "`redis-rl-eu.svc.northwind.internal:6379`"],
       reject=["redis-rl-01.svc.northwind.internal", "redis-rl-eu.svc.northwind.internal or redis-rl-01.svc.northwind.internal", "redis-rl-02.svc.northwind.internal"])
     P("acme", "update", "acme-new", "What is Acme's rate limit per second now? Number only.", ["650"], ["rate: 400", "400 or", "or 400", "400/s", "400 per second"],
@@ -529,7 +514,7 @@ def long_gateway_ratelimit() -> Spec:
     P("lua-file", "artifact", "script", "Which file did the agent write the Lua token bucket script to?", ["internal/ratelimit/tokenbucket.lua"],
       accept=["internal/ratelimit/tokenbucket.lua", "`internal/ratelimit/tokenbucket.lua` (loaded with EVALSHA).", "The script is in internal/ratelimit/tokenbucket.lua."],
       reject=["internal/ratelimit/token_bucket.lua", "internal/ratelimit/tokenbucket.go", "internal/ratelimit/redis_store.go"])
-    P("err-burst", "error", "err-burst", "What did the burst test report?", [["Allow() = true after burst of 100", "Allow() = true", "Allow() returned true", "Allow() returns true", "Allow() was true"], ["burst of 100", "100"]],
+    P("err-burst", "error", "err-burst", "What did the limiter burst test report?", [["Allow() = true after burst of 100", "Allow() = true", "Allow() returned true", "Allow() returns true", "Allow() was true"], ["burst of 100", "100"]],
       accept=["limiter_test.go:57: Allow() = true after burst of 100, want false (tokens=0.4)", "Allow() returned true after a burst of 100 requests, but it should have been false; 0.4 tokens were rounded up.", "`Allow() = true after burst of 100, want false`"],
       reject=["Allow() = false after burst of 100, want true", "Allow() = true after burst of 200, want false", "bucket refill negative"])
     P("err-clock", "error", "err-clock", "What error about the bucket refill showed up in the load test?", [["bucket refill negative", "negative refill", "refill negative", "negative bucket refill"]],
@@ -544,7 +529,7 @@ def long_gateway_ratelimit() -> Spec:
     P("left", "progress", "progress", "What remains after the token bucket work?", [["shadow-mode", "shadow mode", "shadow"], "Grafana"],
       accept=["The shadow-mode flag to compare old and new limiters in production, and the Grafana panel.", "A shadow mode flag (RATELIMIT_SHADOW) and a Grafana dashboard panel.", "shadow-mode flag; Grafana panel"],
       reject=["Only the Grafana panel.", "The Lua token bucket and the rejected metric.", "The shadow-mode flag; nothing else."])
-    P("next", "continuation", "next", "What is next, and what is the flag called?", ["RATELIMIT_SHADOW"],
+    P("next", "continuation", "next", "What should the shadow-mode flag be called?", ["RATELIMIT_SHADOW"],
       accept=["The shadow-mode flag, named RATELIMIT_SHADOW, defaulting to on in staging only.", "`RATELIMIT_SHADOW`", "Add RATELIMIT_SHADOW (on in staging, off elsewhere)."],
       reject=["RATELIMIT_SHADOW_MODE", "RATE_LIMIT_SHADOW", "The Grafana panel."])
     return s
@@ -594,16 +579,16 @@ def long_pipeline_backfill() -> Spec:
     P("store", "artifact", "checkpoints", "Which new file stores checkpoints?", ["src/pipewright/state/checkpoint_store.py"],
       accept=["src/pipewright/state/checkpoint_store.py", "The new `src/pipewright/state/checkpoint_store.py` (CHECKPOINT_TABLE = \"_pipewright_checkpoints\").", "Checkpoints are stored by src/pipewright/state/checkpoint_store.py."],
       reject=["src/pipewright/state/checkpoints.py", "src/pipewright/load/checkpoint_store.py", "src/pipewright/state/checkpoint_stores.py"])
-    P("err-key", "error", "err-key", "What error did the resumable tests raise?", ["KeyError", "last_key"],
+    P("err-key", "error", "err-key", "What error did the watermark test raise?", ["KeyError", "last_key"],
       accept=["KeyError: 'last_key'", "A KeyError on 'last_key' in checkpoint_store.py (fresh partitions have no checkpoint row).", "`KeyError('last_key')`"],
       reject=["KeyError: 'created_at'", "TypeError: 'NoneType' object is not subscriptable", "ArrowMemoryError"])
     P("fix-key", "error", "fix-key", "How was the missing last_key handled?", [["start from the beginning", "from the beginning", "from scratch", "row.get(\"last_key\")"]],
       accept=["A missing last_key is treated as 'start from the beginning': row.get(\"last_key\") if row else None.", "Fresh partitions have no checkpoint row, so a missing last_key returns None and the reader starts from the beginning.", "It now starts from the beginning of the partition when there's no checkpoint."],
       reject=["It raises a clear error when last_key is missing.", "It defaults last_key to the last committed file.", "Partitions without a checkpoint are skipped."])
-    P("window", "update", "window", "From which date does the backfill start now?", ["2024-03-04"], ["2024-03-01"],
+    P("window", "update", "window", "From which date does the backfill window start now?", ["2024-03-04"], ["2024-03-01"],
       accept=["2024-03-04", "From 2024-03-04 (finance skips the first three days; originally 2024-03-01).", "2024-03-04 through 2024-03-31"],
       reject=["2024-03-01", "2024-03-01 or 2024-03-04", "2024-03-23"])
-    P("ckpt-where", "constraint", "ckpt-where", "Where must checkpoints be stored, and why?", ["warehouse", ["ephemeral", "short-lived", "pods"]],
+    P("ckpt-where", "constraint", "ckpt-where", "Where must checkpoints live, and why?", ["warehouse", ["ephemeral", "short-lived", "pods"]],
       accept=["In the warehouse, not on local disk, because the job runs on ephemeral pods.", "In the warehouse table _pipewright_checkpoints: the pods are ephemeral, so local state disappears.", "Warehouse; the pods are short-lived and lose their disk."],
       reject=["On local disk under /var/lib/pipewright, for speed.", "In the warehouse, because it's faster to query.", "In S3 next to the source data."])
     P("ckpt-table", "recall", "checkpoints", "What is CHECKPOINT_TABLE set to?", ["_pipewright_checkpoints"],
@@ -656,19 +641,13 @@ def long_editor_sync() -> Spec:
           "or 10 minutes; load path reads the latest snapshot. Remaining: garbage-collecting updates older than the snapshot, and the metrics endpoint.")
     s.user("next", 0.93, "Do the garbage collection next, but behind a flag QP_SNAPSHOT_GC so we can turn it off.")
     P = s.probe
-    P("goal", "goal", "goal", "What did the user ask: why do users lose edits, and what to add after that?", [["lose edits", "offline", "reconnect"], ["snapshot compaction", "snapshots", "snapshot"]],
-      accept=["Find out why users lose edits when they go offline and reconnect, fix it, then add server-side snapshot compaction so documents don't replay 50k updates on load.", "Fix offline edits being lost on reconnect in the sync layer; afterwards add server-side snapshots so loading a doc doesn't replay 50k updates.", "Why users lose edits (offline + reconnect), then snapshot compaction on the server."],
-      reject=["Make the relay keep accepting v3 clients and move it to port 7555.", "Speed up the document endpoint and fix flaky CI tests."])
-    P("pnpm", "constraint", "pnpm", "Which package manager and which React style are required?", ["pnpm", "hooks"], ["npm", "yarn"],
-      accept=["pnpm (it's a pnpm workspace), and React function components with hooks only, no class components.", "pnpm; hooks only", "Use `pnpm`, and write React with hooks rather than class components."],
-      reject=["npm, with hooks only", "npm or pnpm; hooks", "pnpm, with class components"])
     P("protocol", "constraint", "protocol", "Which protocol version must the relay keep accepting, and for which client?", [["3", "v3"], "iOS"], ["v2", "v4", "version 2", "version 4"],
       accept=["Protocol version 3, for the iOS app.", "v3 -- the iOS app is still on it, so v3 clients must be accepted unchanged.", "3 (iOS client)"],
       reject=["v2, for the Android app", "v3, for the web client", "v3 or v4, for iOS"])
     P("port", "update", "port-new", "What is the relay's local port now?", ["7555"], ["7421"],
       accept=["7555", "The relay's local port is now 7555 (changed from 7421, which collides with the docs dev server).", "RELAY_PORT=7555"],
       reject=["7421", "7421 or 7555", "7556"])
-    P("relay-url", "recall", "ws-url", "What is the relay URL?", ["wss://relay.quillpad.dev/v3"],
+    P("relay-url", "recall", "ws-url", "What is VITE_RELAY_URL?", ["wss://relay.quillpad.dev/v3"],
       accept=["wss://relay.quillpad.dev/v3", "The relay URL is `wss://relay.quillpad.dev/v3` (VITE_RELAY_URL).", "VITE_RELAY_URL=wss://relay.quillpad.dev/v3"],
       reject=["wss://relay.quillpad.dev/v2", "ws://relay.quillpad.dev/v3", "ws://localhost:7555"])
     P("err", "error", "err-clock", "What did the offline merge test expect to deeply equal, and what did it get?", ["Hello wrld", "Hello world"],
@@ -725,16 +704,13 @@ def desktop_rate_limit_header() -> Spec:
     P("goal", "goal", "goal", "Which headers should the middleware send?", [["RateLimit-Remaining", "Remaining"]], ["X-RateLimit"],
       accept=["RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (plus Retry-After on 429s).", "The standard IETF RateLimit headers: Limit, Remaining and Reset, not the X-RateLimit-* ones.", "`RateLimit-Limit` / `RateLimit-Remaining` / `RateLimit-Reset`"],
       reject=["X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset.", "RateLimit-Limit and RateLimit-Reset.", "Only Retry-After."])
-    P("pnpm", "constraint", "pnpm", "What did the user say about dependencies and the package manager?", [["pnpm"], ["dependency", "dependencies", "deps"]], ["npm"], regex="(\\bno\\b|\\bnot\\b|n't|\\bnever\\b|\\bwithout\\b|\\bavoid)[^.\\n]{0,25}(dependenc|deps\\b)|(dependenc\\w*|deps)\\W{1,3}(no\\b|not\\b|none\\b|do not|don't|never)",
-      accept=["Use pnpm, not npm, and don't add a dependency for this: it's three headers.", "pnpm only; no new dependencies.", "Package manager: pnpm (never npm). Dependencies: do not add any."],
-      reject=["Use npm; adding a dependency is fine.", "Use pnpm and add the express-rate-limit dependency.", "npm or pnpm; don't add a dependency."])
     P("err", "error", "err", "What did the failing AssertionError expect?", [["60"], ["undefined", "RateLimit-Limit"]],
       accept=["AssertionError: expected undefined to be '60' // Object.is equality", "It expected the RateLimit-Limit header to be '60', but it was undefined.", "'60' (got undefined)"],
       reject=["expected undefined to be '120'", "expected RateLimit-Remaining to be '59'", "expected 429 to be 200"])
     P("retry", "decision", "decision", "When is Retry-After sent?", [["429", "429s"]],
       accept=["Only on 429 responses.", "Retry-After is sent only when the request is rate-limited (HTTP 429 Too Many Requests).", "on 429s"],
       reject=["On every response, alongside the RateLimit headers.", "On 503 responses.", "When RateLimit-Remaining reaches 1."])
-    P("file", "artifact", "fix", "Which file was changed?", ["src/middleware/rateLimit.ts"],
+    P("file", "artifact", "fix", "Which file was changed to send the headers?", ["src/middleware/rateLimit.ts"],
       accept=["src/middleware/rateLimit.ts", "`src/middleware/rateLimit.ts`: the headers are set before next()."],
       reject=["src/middleware/rateLimit.test.ts", "src/middleware/errors.ts", "src/server.ts"])
     P("limit", "update", "limit", "What is the default limit per minute now?", ["120"], ["60"],
@@ -776,7 +752,7 @@ def desktop_go_env_config() -> Spec:
     P("err", "error", "err", "What did the config test report for Listen?", [["want \":9443\"", "wanted \":9443\"", "expected \":9443\"", "should be \":9443\""]],
       accept=["Listen = \":8443\", want \":9443\" (TOLLGATE_LISTEN was set)", "It got :8443 but wanted :9443.", "Listen was \":8443\" instead of the expected \":9443\"."],
       reject=["Listen = \":9443\", want \":8443\"", "Listen = \"\", want \":8443\"", "Listen = \":8443\", want \":9444\""])
-    P("fix", "error", "fix", "Why did the file value win over the environment?", [["before the yaml was decoded", "before yaml.Unmarshal", "before decoding", "before the yaml", "before the file was decoded", "before yaml decoding"]],
+    P("fix", "error", "fix", "Why did the file value win over the override?", [["before the yaml was decoded", "before yaml.Unmarshal", "before decoding", "before the yaml", "before the file was decoded", "before yaml decoding"]],
       accept=["The env override ran before the yaml was decoded, so the file value overwrote it.", "applyEnv was called before yaml.Unmarshal, so decoding the file clobbered the env value.", "Because the override was applied before decoding the YAML."],
       reject=["Because os.Getenv treated an empty value as unset.", "The override was applied after the yaml was decoded.", "The yaml key was misspelled."])
     P("name", "update", "name", "What is the environment variable called now?", ["TOLLGATE_ADDR"], ["TOLLGATE_LISTEN"],
@@ -785,7 +761,7 @@ def desktop_go_env_config() -> Spec:
     P("file", "artifact", "fix", "Which file was edited?", ["internal/config/config.go"],
       accept=["internal/config/config.go", "`internal/config/config.go` (applyEnv moved after yaml.Unmarshal)."],
       reject=["internal/config/config_test.go", "internal/proxy/handler.go", "cmd/tollgate/main.go"])
-    P("where", "constraint", "rule", "Where did the user say to keep the change?", ["internal/config"],
+    P("where", "constraint", "rule", "Where did the user say to keep it?", ["internal/config"],
       accept=["internal/config", "Keep it inside the `internal/config` package.", "In internal/config/."],
       reject=["internal/proxy", "cmd/tollgate/main.go", "internal/auth"])
     P("left", "progress", "progress", "What is left?", ["README"],
@@ -912,7 +888,7 @@ def auto_dependency_upgrade() -> Spec:
     P("open", "progress", "progress", "Which test file still times out, and on what?", ["src/jobs/reindex.test.ts", "connection pool"],
       accept=["src/jobs/reindex.test.ts times out on the new Prisma connection pool.", "`src/jobs/reindex.test.ts` — it times out waiting on Prisma's new connection pool.", "src/jobs/reindex.test.ts (Prisma 5 connection pool timeout, still open)"],
       reject=["src/jobs/reindex.test.ts times out on Redis.", "src/routes/inventory.test.ts, on the connection pool", "src/jobs/reindex.ts times out on the connection pool"])
-    P("next", "continuation", "progress", "What should be looked at next?", ["reindex"],
+    P("next", "continuation", "progress", "What is still open?", ["reindex"],
       accept=["Investigate the src/jobs/reindex.test.ts timeout on the Prisma connection pool.", "The reindex test that still times out.", "Why reindex.test.ts hangs with Prisma 5's connection pool"],
       reject=["Replace rejectOnNotFound with findUniqueOrThrow in src/services/inventory.ts.", "Fix the app.del() calls in src/routes/orders.ts.", "Nothing: everything is green, open the PR."])
     return s
@@ -979,7 +955,7 @@ def auto_test_triage() -> Spec:
     P("err-decimal", "error", "err-decimal", "What did the failing amount assertion compare?", ["'12.5'", "'12.50'"],
       accept=["assert {'amount': '12.5'} == {'amount': '12.50'}", "The refund amount: got '12.5', expected '12.50'.", "12.5 vs 12.50"],
       reject=["'12.50' == '12.500'", "Decimal('12.5') == 12.5", "'12.05' == '12.50'"])
-    P("fix-decimal", "error", "fix-decimal", "How was the refund amount formatting fixed?", [["quantize", "quantized", "quantizing"]],
+    P("fix-decimal", "error", "fix-decimal", "How was the refund amount string fixed?", [["quantize", "quantized", "quantizing"]],
       accept=["str(refund.amount.quantize(CENT)) in the payments serializer", "Quantized the amount to two places in src/ledgerline/api/routes/payments.py.", "By quantizing the Decimal to CENT before str()."],
       reject=["Changed the column to Numeric(10, 2, asdecimal=True).", "Formatted with f'{amount:.2f}'.", "round(refund.amount, 2)"])
     P("passed", "recall", "status", "How many tests passed in the run that still had 2 failed?", [["1277 passed", "1277 tests passed", "1277 tests"]],
@@ -991,7 +967,7 @@ def auto_test_triage() -> Spec:
     P("left", "progress", "progress", "Which two tests are still failing?", ["test_dunning_batches_by_tenant", "test_outbox_ordering"],
       accept=["test_dunning_batches_by_tenant and test_outbox_ordering", "tests/workers/test_dunning.py::test_dunning_batches_by_tenant (NoSuchColumnError on tenant_id) and tests/events/test_outbox.py::test_outbox_ordering", "`test_outbox_ordering`, `test_dunning_batches_by_tenant`"],
       reject=["test_dunning_batches_by_tenant and test_refund_response_shape", "test_outbox_ordering and test_emit_customer_parses_timezone", "test_dunning_batches_by_tenant only"])
-    P("next", "continuation", "progress", "What is the fix planned for the outbox ordering test?", [["ORDER BY created_at", "order_by(created_at"]],
+    P("next", "continuation", "progress", "What does the outbox ordering test still need?", [["ORDER BY created_at", "order_by(created_at"]],
       accept=["An explicit ORDER BY created_at, id on the outbox query.", "Add `ORDER BY created_at, id` so events come out as e1, e2.", "Order the outbox rows by created_at, id: .order_by(created_at, id)"],
       reject=["ORDER BY id", "Sort the events in Python after loading.", "ORDER BY updated_at"])
     return s
@@ -1036,7 +1012,7 @@ def edge_manual_compaction() -> Spec:
     P("goal", "goal", "goal", "What workflow is being built?", [["dunning", "overdue invoice", "overdue invoices", "reminder emails"]],
       accept=["A dunning workflow: reminder emails for overdue invoices at +5/+12/+25 days, then account suspension.", "A Celery beat dunning task in src/ledgerline/workers/dunning.py.", "Reminder emails for overdue invoices, followed by suspending the account."],
       reject=["An invoice numbering service.", "Fixing tax rounding per invoice.", "Making the payment batch job faster for big tenants."])
-    P("mail", "constraint", "mail", "How must emails be sent?", [["MAILER_URL", "mailer service"]],
+    P("mail", "constraint", "mail", "How must mail be sent?", [["MAILER_URL", "mailer service"]],
       accept=["Through our mailer service (MAILER_URL), never SMTP directly.", "Via the mailer service at `MAILER_URL`.", "Only through the internal mailer service, not over SMTP."],
       reject=["Directly over SMTP.", "Through SendGrid's API.", "With smtplib from the Celery worker."])
     P("queue", "recall", "queue-said", "Which Celery queue do dunning tasks run on?", ["billing-slow"],
@@ -1054,7 +1030,7 @@ def edge_manual_compaction() -> Spec:
     P("stages", "update", "stages-new", "At which day offsets are reminders sent now?", [["+5", "5"], ["+12", "12"], ["+25", "25"]], ["+14", "+30", "14", "30", "+7"],
       accept=["+5, +12 and +25 days", "At +5/+12/+25 days (changed from +7/+14/+30).", "5, 12 and 25 days after the due date; suspension after the last."],
       reject=["+7, +14 and +30 days", "+5, +12 and +30 days", "+5, +14 and +25 days", "+7, +14, +30 or +5, +12, +25"])
-    P("suspend", "constraint", "suspend", "How must suspension be performed?", ["AccountService.suspend"], ["direct UPDATE"],
+    P("suspend", "constraint", "suspend", "What must suspension go through?", ["AccountService.suspend"], ["direct UPDATE"],
       accept=["Through AccountService.suspend(reason='dunning'), not a direct UPDATE.", "Call `AccountService.suspend(reason=\"dunning\")`.", "AccountService.suspend with reason dunning"],
       reject=["A direct UPDATE on accounts setting status='suspended'.", "AccountService.deactivate()", "Either AccountService.suspend or a direct UPDATE on accounts."])
     P("flag", "recall", "flag", "Which feature flag gates dunning in production?", ["dunning_v2_enabled"],
@@ -1063,7 +1039,7 @@ def edge_manual_compaction() -> Spec:
     P("fix-tz", "error", "fix", "How was the naive due_date fixed?", [["tzinfo=UTC", "UTC-aware"]],
       accept=["By making due_date UTC-aware: `invoice.due_date.replace(tzinfo=UTC)`.", "due_date.replace(tzinfo=UTC) before comparing with now()", "The naive due_date was normalised to UTC-aware."],
       reject=["By making now() naive with datetime.utcnow().", "By freezing time with freezegun.", "By storing due_date as a string."])
-    P("left", "progress", "progress", "Which templates remain to be written?", [["stage2.mjml", "stage 2", "stage-2"], ["stage3.mjml", "stage 3", "stage-3"]],
+    P("left", "progress", "progress", "What is remaining?", [["stage2.mjml", "stage 2", "stage-2"], ["stage3.mjml", "stage 3", "stage-3"]],
       accept=["The stage 2 and stage 3 email templates: templates/dunning/stage2.mjml and stage3.mjml.", "templates/dunning/stage2.mjml, templates/dunning/stage3.mjml", "The stage-2 and stage-3 templates."],
       reject=["stage1.mjml", "stage1.mjml and stage2.mjml", "None; all templates are written."])
     P("next", "continuation", "next", "Which existing template's tone should the new ones copy?", [["stage1.mjml", "stage 1 template", "stage-1 template"]],
@@ -1097,9 +1073,6 @@ def edge_parallel_tools() -> Spec:
     s.say("progress", 0.88, "Status: anchors use relative positions, CommentThread renders, store enforces the reply cap. "
           "Remaining: resolving/unresolving threads and the awareness indicator.")
     P = s.probe
-    P("goal", "goal", "goal", "What feature is being added and what must comments be anchored to?", [["comments", "comment", "commenting"], ["CRDT positions", "CRDT position", "relative positions", "relative position"]],
-      accept=["Threaded comments on text ranges in quillpad, anchored to CRDT positions rather than offsets.", "Comment threads anchored to CRDT positions (Yjs relative positions), not character offsets.", "Comments on text ranges; anchors must be CRDT positions so they survive concurrent edits."],
-      reject=["Comments anchored to character offsets.", "Presence cursors anchored to CRDT positions.", "Threaded comments anchored to DOM ranges."])
     P("deps", "constraint", "pnpm", "What size limit applies to new runtime dependencies?", [["10 kB", "10kB"]],
       accept=["No new runtime dependency over 10 kB gzipped.", "10 kB gzipped", "Runtime deps must stay under 10kB gzipped."],
       reject=["100 kB gzipped", "10 MB", "1 kB"])
@@ -1130,7 +1103,7 @@ def edge_parallel_tools() -> Spec:
     P("left", "progress", "progress", "What remains?", [["resolving", "resolve", "unresolving", "unresolve", "resolved"], ["awareness"]],
       accept=["Resolving/unresolving threads and the awareness indicator.", "Thread resolve/unresolve, plus the awareness indicator.", "Still to do: resolving threads; awareness indicator."],
       reject=["Only the awareness indicator.", "Resolving threads.", "Nothing, everything is done.", "Enforcing the reply cap in the store."])
-    P("next", "continuation", "progress", "What should be implemented next?", [["resolving", "unresolving", "resolve", "unresolve"]],
+    P("next", "continuation", "progress", "What is remaining?", [["resolving", "unresolving", "resolve", "unresolve"]],
       accept=["Resolving/unresolving threads.", "Thread resolve/unresolve support.", "Let users resolve and unresolve comment threads."],
       reject=["The awareness indicator.", "Enforcing the reply cap in the store.", "Rendering CommentThread."])
     return s
@@ -1168,10 +1141,10 @@ def edge_superseded_facts() -> Spec:
     P("cluster", "update", "cluster-2", "Which cluster is the deploy target now?", ["kw-prod-fra2"], ["kw-prod-ams or", "or kw-prod-ams", "kw-prod-ams and", "and kw-prod-ams", "target is kw-prod-ams", "target: kw-prod-ams", "deploy to kw-prod-ams", "deploying to kw-prod-ams", "deployment to kw-prod-ams", "still kw-prod-ams"],
       accept=["kw-prod-fra2", "kw-prod-fra2 (kw-prod-ams is being drained).", "Deploy to `kw-prod-fra2` instead of kw-prod-ams.", "kw-prod-fra2; it was kw-prod-ams before."],
       reject=["kw-prod-ams", "kw-prod-ams or kw-prod-fra2", "kw-prod-fra1", "Both kw-prod-fra2 and kw-prod-ams."])
-    P("err", "error", "err", "What did backoff_test.go report?", [["cap not applied", "cap wasn't applied", "cap was not applied", "12.8s"]],
+    P("err", "error", "err", "What did backoff_test.go:48 report?", [["cap not applied", "cap wasn't applied", "cap was not applied", "12.8s"]],
       accept=["backoff_test.go:48: next(4) = 12.8s, want <= 10s (cap not applied)", "next(4) returned 12.8s, above the 10s max: the cap wasn't applied.", "The backoff cap was not applied (12.8s vs a 10s cap)."],
       reject=["next(3) = 6.4s, want <= 5s (jitter too large)", "context deadline exceeded", "TestLoadSchedule_HandlesEmpty timed out"])
-    P("fix", "error", "fix", "How was the backoff cap bug fixed?", [["apply it last", "cap was applied before jitter", "applied last", "apply the cap last", "after adding jitter", "after the jitter", "after jitter"]],
+    P("fix", "error", "fix", "When must the backoff cap be applied?", [["apply it last", "cap was applied before jitter", "applied last", "apply the cap last", "after adding jitter", "after the jitter", "after jitter"]],
       accept=["The cap was applied before jitter was added; now it is applied last.", "Apply the cap after adding jitter (min(...) last).", "Moved the cap to after the jitter so it is applied last."],
       reject=["Apply the cap before adding jitter.", "Removed the jitter entirely.", "Raised the cap to 12.8s."])
     P("file", "artifact", "fix", "Which file implements the backoff?", ["internal/retry/backoff.go"],
@@ -1221,7 +1194,7 @@ def edge_giant_step() -> Spec:
     P("prod", "constraint", "prod", "What is forbidden in production?", [["restart", "restarting", "restarts", "restarted"]],
       accept=["Restarting anything in production (reading prod logs is allowed).", "Do not restart anything in production.", "Any restart in prod."],
       reject=["Reading production logs.", "Deploying to production on Fridays.", "kubectl exec into production pods."])
-    P("err", "error", "giant-1", "Which upstream error from orders-v2 explained the 502s?", [["server closed idle connection", "closed idle connection", "closed idle connections"]],
+    P("err", "error", "giant-1", "Which upstream error from orders-v2 did the logs show?", [["server closed idle connection", "closed idle connection", "closed idle connections"]],
       accept=["http: server closed idle connection (keepalive race)", "upstream orders-v2: http: server closed idle connection", "orders-v2 closed idle connections (a keepalive race)."],
       reject=["context deadline exceeded", "connection refused", "unexpected EOF"])
     P("decision", "decision", "decision", "What fix was chosen for the 502s?", ["IdleConnTimeout"],
@@ -1233,7 +1206,7 @@ def edge_giant_step() -> Spec:
     P("keepalive", "update", "keepalive", "What is orders-v2's keepalive now?", [["3500", "3500ms", "3.5 s", "3.5s", "3.5 seconds"]], ["5000", "5000ms", "5 s", "5s", "5 seconds"],
       accept=["3500 ms", "3,500 ms (it used to be 5000 ms).", "3.5 s in the new release", "3500ms, not 5000ms"],
       reject=["5000 ms", "3500ms or 5000ms", "5s", "4s"])
-    P("ns", "recall", "giant-2", "Which Kubernetes namespace runs tollgate?", ["edge-gw-prod"],
+    P("ns", "recall", "giant-2", "Which namespace did kubectl read the tollgate logs from?", ["edge-gw-prod"],
       accept=["edge-gw-prod", "tollgate runs in the `edge-gw-prod` namespace."],
       reject=["edge-gw-staging", "edge-gw", "tollgate-prod"])
     P("upstream", "recall", "decision", "Which upstream service was closing idle connections?", ["orders-v2"],
