@@ -30,6 +30,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     importing.add_argument("--window", type=int, help="context window (default: the transcript's or the model's)")
     importing.add_argument("--model", help="the session model (default: the transcript's)")
     importing.set_defaults(func=import_command)
+    grading = cases_commands.add_parser("grade", help="grade one answer against one probe's matchers "
+                                        "(exit 0 pass, 1 fail)")
+    grading.add_argument("case", metavar="CASE", help="a case id or folder")
+    grading.add_argument("probe", metavar="PROBE", help="the probe id")
+    grading.add_argument("answer", metavar="ANSWER", help="the answer text to grade")
+    options.add_cases_dir(grading)
+    options.add_json(grading)
+    grading.set_defaults(func=grade_command)
     drafting = cases_commands.add_parser("probe-draft", help="propose draft probes from a case's session")
     drafting.add_argument("case", metavar="CASE", help="a case folder")
     drafting.set_defaults(func=probe_draft_command)
@@ -54,13 +62,33 @@ def validate_command(args: argparse.Namespace) -> int:
 
 
 def case_problems(case: Case) -> list[str]:
-    """A case's problems, an error that stops its validation among them."""
+    """A case's problems, an error that stops its validation among them; each probe's own examples are
+    graded by its matchers (a self-test that fails is a defect of the probe)."""
     from harness.cases import validate_case
+    from harness.probes import example_problems
 
     try:
-        return validate_case(case)
+        problems = validate_case(case)
     except HarnessError as exc:
         return [str(exc)]
+    where = case.directory / "case.toml"
+    return problems + [f"{where}: probe {probe.id}: {problem}" for probe in case.probes
+                       for problem in example_problems(probe)]
+
+
+def grade_command(args: argparse.Namespace) -> int:
+    from harness.cases import discover
+    from harness.probes import match
+    from harness.render.grade import show_grade
+
+    found = discover(args.cases_dir, [args.case])
+    probe = next((p for p in found[0].probes if p.id == args.probe), None) if len(found) == 1 else None
+    if probe is None:
+        known = ", ".join(p.id for p in found[0].probes) if len(found) == 1 else ""
+        raise HarnessError(f"no probe {args.probe!r} in case {args.case!r}" + (f" (its probes: {known})" if known else ""))
+    result = match(args.answer, probe)
+    show_grade(found[0].id, probe, args.answer, result, as_json=args.json)
+    return 0 if result.passed else 1
 
 
 def import_command(args: argparse.Namespace) -> int:
