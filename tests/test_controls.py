@@ -46,9 +46,12 @@ def test_the_keyword_bag_holds_values_and_no_sentences():
                       counter("o200k"))
     words = bag.split(" ")
     assert "9090" in words and "pnpm" in words and "src/server/config.ts" in words
-    assert "the" not in words and "." not in bag.replace("config.ts", "").replace("03.internal", "")
+    assert "the" not in words and not any(w.endswith(".") for w in words)  # tokens, no sentences
     assert words.index("9090") < words.index("Move")  # said twice
-    assert "Traceback" not in words  # what was said ranks before tool output
+    said = {w for m in HEAD for w in m.content.replace(";", " ").replace(",", " ").split()}
+    tool_words = [i for i, w in enumerate(words) if w in ("Traceback", "pnpm-lock.yaml")]
+    assert all(i > max(j for j, w in enumerate(words) if w in said) for i in tool_words)  # what was said first
+    assert counter("o200k").count_text(bag) <= 30
 
 
 def test_head_first_and_last_are_transcript_slices():
@@ -61,3 +64,24 @@ def test_head_first_and_last_are_transcript_slices():
 def test_an_unknown_control_is_refused():
     with pytest.raises(ValueError, match="unknown control"):
         ControlSummarizer("lucky", Fixed("x"))
+
+
+def test_run_with_controls_runs_each_control_beside_the_summarizer(tmp_path, capsys):
+    import json
+    from pathlib import Path
+
+    from harness.cli import main
+
+    cases = str(Path(__file__).resolve().parent.parent / "cases")
+    assert main(["run", "--cases-dir", cases, "--cases", "edge-superseded-facts", "--controls",
+                 "--out", str(tmp_path)]) == 0
+    runs = {p.name: json.loads((p / "run.json").read_text()) for p in tmp_path.iterdir() if (p / "run.json").exists()}
+    assert sorted(runs) == sorted(["default-builtin-same", *(f"default-builtin-same-control-{c}" for c in CONTROLS)])
+    bag = runs["default-builtin-same-control-keyword-bag"]
+    assert bag["configuration"]["control"] == "keyword-bag"
+    assert {s["model"] for c in bag["cases"].values() for s in c["summaries"]} == {"control:keyword-bag"}
+    assert "control" not in runs["default-builtin-same"]["configuration"]
+    assert (tmp_path / "comparison.md").exists()
+    assert main(["run", "--cases-dir", cases, "--cases", "edge-superseded-facts", "--control", "lucky",
+                 "--out", str(tmp_path / "x")]) == 2
+    assert "--control lucky: choose one of empty, keyword-bag, head-first, head-last" in capsys.readouterr().err

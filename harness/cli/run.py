@@ -26,6 +26,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     options.add_model(run, "--answerer", "the model answering probes (default: the session model)")
     options.add_model(run, "--judge", "a judge model spec for 0-5 grades (optional; never a model under test)")
     run.add_argument("--cache", choices=("on", "off"), default="on", help="prompt caching in summarizer calls")
+    run.add_argument("--control", action="append", metavar="CONTROL",
+                     help="replace each summary by a reference control of the same size: empty, keyword-bag, "
+                          "head-first or head-last (repeatable: one configuration each)")
+    run.add_argument("--controls", action="store_true",
+                     help="run the configuration under test and every control beside it, and compare them")
     options.add_record_options(run, record_default="none",
                                record_help="cassettes: none replays only (default), once, new, all re-records",
                                cassettes_default="goldens/cassettes", cassettes_help="cassette folder (default: "
@@ -74,9 +79,18 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
     return [RunConfig(policy=policy, model=model, summarizer=summarizer, answerer=args.answerer, judge=args.judge,
                       cache=args.cache == "on", settings=settings, record_mode=args.record_mode,
                       cassettes=args.cassettes, prices=args.prices, sections=parse_sections(args.sections),
-                      **recorded)
-            for policy, model, summarizer in product(args.policy or ["default"], args.model or ["builtin"],
-                                                     args.summarizer or ["same"])]
+                      control=control, **recorded)
+            for policy, model, summarizer, control in product(args.policy or ["default"], args.model or ["builtin"],
+                                                              args.summarizer or ["same"], controls_of(args))]
+
+
+def controls_of(args: argparse.Namespace) -> list[str | None]:
+    """None is the summarizer under test; `--controls` puts every reference control beside it."""
+    if args.controls:
+        from harness.compaction.controls import CONTROLS
+
+        return [None, *CONTROLS]
+    return list(args.control) if args.control else [None]
 
 
 def split_recorded_budget(entries: list[options.SettingArg],

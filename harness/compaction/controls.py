@@ -70,16 +70,16 @@ def keyword_bag(docs: list[tuple[bool, str]], budget: int, tokens: TokenCounter)
 
 
 def _fill(pieces: list[str], sep: str, budget: int, tokens: TokenCounter) -> str:
-    """As many pieces as fit the budget; the count is checked in slices so a long head stays cheap."""
-    out: list[str] = []
-    used = 0
-    for piece in pieces:
-        cost = tokens.count_text(piece + sep)
-        if used + cost > budget:
-            break
-        out.append(piece)
-        used += cost
-    return sep.join(out)
+    """As many leading pieces as fit the budget, counted as the joined text (a binary search: a handful of
+    counts even for a long head)."""
+    low, high = 0, len(pieces)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if tokens.count_text(sep.join(pieces[:middle])) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return sep.join(pieces[:low])
 
 
 def head_first(text: str, budget: int, tokens: TokenCounter) -> str:

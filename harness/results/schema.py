@@ -56,6 +56,7 @@ class Configuration:
     summary_tokens: int | None = None
     record_mode: str | None = None
     cassettes: str | None = None
+    control: str | None = None  # a reference control replaced the summary (at the summarizer's own size)
 
     def describe(self) -> dict[str, Any]:
         """The configuration without its I/O part: what identifies a configuration in the matrix."""
@@ -64,7 +65,8 @@ class Configuration:
                 "cache": self.cache, "settings": dict(self.settings),
                 **({} if self.sections is None else {"sections": list(self.sections)}),
                 **({} if self.at_recorded_points is None else
-                   {"at_recorded_points": self.at_recorded_points, "summary_tokens": self.summary_tokens})}
+                   {"at_recorded_points": self.at_recorded_points, "summary_tokens": self.summary_tokens}),
+                **({} if self.control is None else {"control": self.control})}
 
     def to_json(self) -> dict[str, Any]:
         return {**self.describe(), "record_mode": self.record_mode, "cassettes": self.cassettes}
@@ -75,7 +77,7 @@ class Configuration:
         return cls(data["policy"], data["model"], data["summarizer"], data["summarizer_spec"], data["answerer"],
                    data.get("judge"), data["cache"], tuple(data.get("settings", {}).items()),
                    None if sections is None else tuple(sections), data.get("at_recorded_points"),
-                   data.get("summary_tokens"), data.get("record_mode"), data.get("cassettes"))
+                   data.get("summary_tokens"), data.get("record_mode"), data.get("cassettes"), data.get("control"))
 
 
 @dataclass(frozen=True)

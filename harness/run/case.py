@@ -9,7 +9,8 @@ from typing import Any
 
 from harness.cases.schema import Case
 from harness.compaction import Compactor, Replay, SummaryCall
-from harness.compaction.summarizer import ModelSummarizer
+from harness.compaction.controls import ControlSummarizer
+from harness.compaction.summarizer import ModelSummarizer, Summarizer
 from harness.errors import HarnessError
 from harness.metrics import age_bucket, check_summary
 from harness.models import ModelClient, cassette_path, open_client
@@ -63,8 +64,10 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
     started = time.perf_counter()
     clients = Clients(plan, case.id if not repeat else f"{case.id}.r{repeat}")
     try:
-        summarizer = ModelSummarizer(clients.get(config.summarizer_spec), plan.summarizer.model,
-                                     cache=config.cache, sections=config.sections)
+        summarizer: Summarizer = ModelSummarizer(clients.get(config.summarizer_spec), plan.summarizer.model,
+                                                 cache=config.cache, sections=config.sections)
+        if config.control:
+            summarizer = ControlSummarizer(config.control, summarizer)
         policy = make_policy(config.policy, plan.policy_config(case))
         if config.at_points:
             from harness.policy.recorded import at_recorded_points

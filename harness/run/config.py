@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from harness.cases.schema import Case
+from harness.compaction.controls import CONTROLS
 from harness.compaction.summarizer import SECTIONS
 from harness.errors import HarnessError
 from harness.models import ModelSpec, check_spec, require_key
@@ -41,6 +42,7 @@ class RunConfig:
     summary_tokens: int | None = None  # at recorded points: the budget (default: the recorded summary's size)
     prices: str | None = None  # a price file over the shipped table (--prices)
     sections: tuple[str, ...] = SECTIONS  # the sections the summary instruction asks for
+    control: str | None = None  # a reference control summary instead (compaction.controls), sized by the summarizer
 
     @property
     def summarizer_spec(self) -> str:
@@ -63,6 +65,8 @@ class RunConfig:
             raise HarnessError(f"the judge {self.judge} is a model under test; pick another judge model")
         if self.recorded_tail not in ("recorded", "policy"):
             raise HarnessError(f"--at-recorded-points={self.recorded_tail}: choose recorded-tail or policy-tail")
+        if self.control is not None and self.control not in CONTROLS:
+            raise HarnessError(f"--control {self.control}: choose one of {', '.join(CONTROLS)}")
         return parsed
 
     @property
@@ -76,7 +80,7 @@ class RunConfig:
             self.policy, self.model, self.summarizer, self.summarizer_spec, self.answerer_spec, self.judge,
             self.cache, self.settings, None if self.sections == SECTIONS else self.sections,
             self.recorded_tail if self.at_points else None, self.summary_tokens if self.at_points else None,
-            self.record_mode, self.cassettes if self.record_mode else None)
+            self.record_mode, self.cassettes if self.record_mode else None, self.control)
 
     def describe(self) -> dict[str, Any]:
         return self.configuration().describe()

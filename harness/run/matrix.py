@@ -84,7 +84,8 @@ def run_cases(cases: list[Case], config: RunConfig | RunPlan, folder: RunFolder,
 
 def default_run_id(config: RunConfig, label: str | None) -> str:
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    parts = [config.policy, config.model] + ([config.summarizer] if config.summarizer != "same" else [])
+    parts = [config.policy, config.model] + ([config.summarizer] if config.summarizer != "same" else []) + (
+        [f"control-{config.control}"] if config.control else [])
     name = label or "-".join(parts)
     return f"{stamp}-{re.sub(r'[^A-Za-z0-9._-]+', '_', name)}"
 

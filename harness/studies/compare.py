@@ -115,6 +115,8 @@ def run_label(config: RunConfig, label: str | None, several: bool) -> str | None
     if not several:
         return label
     name = f"{label + '-' if label else ''}{config.policy}-{config.model}-{config.summarizer}"
+    if config.control:
+        name += f"-control-{config.control}"
     return name.replace(":", "_").replace("/", "_").replace("@", "_")
 
 
