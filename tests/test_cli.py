@@ -11,7 +11,8 @@ import pytest
 
 from harness.cli import build_parser
 from harness.cli.options import SETTING_ALIASES, parse_settings
-from harness.render.format import dash, dollars, fixed, number, percent, rate_percent, sourced_dollars, wilson_rate
+from harness.render.format import (dash, dollars, fixed, headline_rate, interval, number, percent, rate_percent,
+                                   sourced_dollars, wilson_rate)
 
 HARNESS = Path(__file__).parents[1] / "harness"
 
@@ -81,3 +82,6 @@ def test_number_formatting():
     assert number(0.4445) == "0.4445" and number(None) == "-"
     assert fixed(2.345, 1) == "2.3" and fixed(None, 2) == "-"
     assert dash(None) == "-" and dash(0.5) == "0.5"
+    assert headline_rate({**rate, "cluster95": [0.4, 0.95]}) == "76.2% [55-89] [clustered 40-95] (16/21)"
+    assert headline_rate({**rate, "cluster95": None}) == "76.2% [55-89] [clustered -] (16/21)"
+    assert headline_rate(None) == "-" and interval(None) == "[-]"

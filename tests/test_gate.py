@@ -136,7 +136,8 @@ def test_compare_prints_the_table_and_the_significance(cases, tmp_path, capsys):
     pair = result["pairs"][0]
     assert (pair["shared_probes"], pair["only_a"], pair["only_b"]) == (6, 3, 0)
     assert pair["p_value"] == 0.25  # exact McNemar: 2 * (1/2)^3
-    assert "| pass rate |" in md.read_text()
+    assert "| pass rate, all valid probes |" in md.read_text()
+    assert md.read_text().index("| headline: compacted") < md.read_text().index("| pass rate, all valid")
 
 
 def test_several_configurations_write_one_run_each_and_a_comparison(cases, tmp_path, capsys):
@@ -159,7 +160,9 @@ def test_repeats_collapse_to_a_majority_and_pair_with_the_baseline(cases, tmp_pa
 
 
 def synthetic_run(passes: list[bool], model: str = "openai:gpt-5", record_mode: str = "new") -> dict:
-    probes = [{"id": f"p{i}", "kind": "recall", "valid": True, "conditions": {"compacted": {"answered": ok}}}
+    # each probe tests the summary: a compaction before it, passes on full, fails on the floor
+    probes = [{"id": f"p{i}", "kind": "recall", "valid": True, "compactions_before": 1,
+               "conditions": {"compacted": {"answered": ok}, "full": {"answered": True}, "floor": {"answered": False}}}
               for i, ok in enumerate(passes)]
     return {"run_id": "live", "configuration": {"model": model, "summarizer_spec": model, "answerer": model,
                                                 "judge": None, "record_mode": record_mode},

@@ -8,9 +8,11 @@ from typing import Any, Callable
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from harness.render.console import stdout
-from harness.render.format import number, rate_percent, sourced_dollars, wilson_rate
+from harness.render.format import fixed, headline_rate, number, rate_percent, sourced_dollars, wilson_rate
+from harness.render.headline import GROUP_NAMES, testing_phrase
 from harness.render.points import markdown_compaction_points
 from harness.results.folder import write_json
 
@@ -21,12 +23,13 @@ def table_rows(result: dict[str, Any]) -> list[tuple[str, Cell]]:
     """(row title, cell function) for the side-by-side table, shared by the terminal and markdown."""
     kinds = sorted({k for r in result["runs"] for k in r["by_kind"]})
     pools = sorted({k for r in result["runs"] for k in r["by_pool"]})
-    rows: list[tuple[str, Cell]] = [
-        ("pass rate", lambda r: wilson_rate(r["pass_rate"])),
-        ("full / floor", lambda r: f"{rate_percent(r['full'])} / {rate_percent(r['floor'])}"),
-        ("normalised retention", lambda r: number(r["normalised_retention"]))]
-    rows += [(f"kind {k}", lambda r, k=k: wilson_rate(r["by_kind"].get(k))) for k in kinds]
-    rows += [(f"pool {p}", lambda r, p=p: wilson_rate(r["by_pool"].get(p))) for p in pools]
+    rows = headline_rows(result)
+    rows += [
+        ("pass rate, all valid probes", lambda r: wilson_rate(r["pass_rate"])),
+        ("full / floor, all valid probes", lambda r: f"{rate_percent(r['full'])} / {rate_percent(r['floor'])}"),
+        ("normalised retention, all valid probes", lambda r: number(r["normalised_retention"]))]
+    rows += [(f"kind {k}, all valid", lambda r, k=k: wilson_rate(r["by_kind"].get(k))) for k in kinds]
+    rows += [(f"pool {p}, all valid", lambda r, p=p: wilson_rate(r["by_pool"].get(p))) for p in pools]
     rows += [("compactions", lambda r: str(r["compactions"])),
              ("summary tokens (mean)", lambda r: number(r["summary_tokens"])),
              ("cost per compaction", lambda r: sourced_dollars(r["cost"].get("per_compaction"), r["cost"].get("source"))),
@@ -34,11 +37,54 @@ def table_rows(result: dict[str, Any]) -> list[tuple[str, Cell]]:
              ("model latency p50 / p95 s", lambda r: f"{number(r['latency'].get('model_p50_s'))} / "
                                                    f"{number(r['latency'].get('model_p95_s'))} "
                                                    f"({r['latency'].get('model_time_source') or '-'})")]
+    if any(r.get("judged") for r in result["runs"]):
+        rows.append(("judged mean 0-5, summary-testing (compacted)", lambda r: fixed(
+            ((r.get("judged") or {}).get("tests_summary") or {}).get("compacted"), 2)))
     return rows
+
+
+def headline_rows(result: dict[str, Any]) -> list[tuple[str, Cell]]:
+    """The lead rows: each run's compacted rate over its summary-testing probes, the groups beside it, and
+    per kind over summary-testing probes with n."""
+    runs = [r for r in result["runs"] if r.get("headline")]
+    if not runs:
+        return []
+    kinds = sorted({k for r in runs for k in r["headline"]["by_kind"]})
+
+    def lead(r: dict[str, Any]) -> str:
+        rate = (r.get("headline") or {}).get("tests_summary")
+        return f"{headline_rate(rate)} {testing_phrase(rate)}" if rate else "-"
+
+    def groups(r: dict[str, Any]) -> str:
+        counts = (r.get("headline") or {}).get("groups") or {}
+        return ", ".join(f"{name} {counts.get(key, 0)}" for key, name in GROUP_NAMES) if counts else "-"
+
+    def kind(r: dict[str, Any], k: str) -> str:
+        rate = ((r.get("headline") or {}).get("by_kind") or {}).get(k)
+        return headline_rate(rate) if rate else "-"
+
+    rows: list[tuple[str, Cell]] = [("headline: compacted, summary-testing probes", lead),
+                                    ("not in the headline", groups)]
+    return rows + [(f"kind {k}, summary-testing", lambda r, k=k: kind(r, k)) for k in kinds]
 
 
 def pair_interval(pair: dict[str, Any]) -> str:
     return f"{pair['difference']:+.3f} [{pair['ci95'][0]:+.3f}, {pair['ci95'][1]:+.3f}]"
+
+
+def pair_clustered(pair: dict[str, Any]) -> str:
+    """The case-clustered interval of the same difference (probes within a case are not independent)."""
+    low_high = pair.get("cluster95")
+    return "-" if not low_high else f"[{low_high[0]:+.3f}, {low_high[1]:+.3f}]"
+
+
+PAIR_COLUMNS = ("a", "b", "probes", "cases", "only a", "only b", "b - a [95% per probe]", "b - a [95% by case]",
+                "McNemar p")
+
+
+def pair_cells(p: dict[str, Any]) -> list[str]:
+    return [p["a"], p["b"], str(p["shared_probes"]), str(p.get("cases", "-")), str(p["only_a"]), str(p["only_b"]),
+            pair_interval(p), pair_clustered(p), f"{p['p_value']:.4f}"]
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -47,11 +93,9 @@ def markdown(result: dict[str, Any]) -> str:
              "| --- |" + " --- |" * len(runs)]
     for title, cell in table_rows(result):
         lines.append(f"| {title} | " + " | ".join(cell(r) for r in runs) + " |")
-    lines += ["", "### Pairwise (shared valid probes)", "", "| a | b | probes | only a | only b | b - a [95%] | McNemar p |",
-              "| --- | --- | --- | --- | --- | --- | --- |"]
-    for p in result["pairs"]:
-        lines.append(f"| {p['a']} | {p['b']} | {p['shared_probes']} | {p['only_a']} | {p['only_b']} | "
-                     f"{pair_interval(p)} | {p['p_value']:.4f} |")
+    lines += ["", "### Pairwise (probes that test the summary in both runs)", "", "| " + " | ".join(PAIR_COLUMNS) + " |",
+              "|" + " --- |" * len(PAIR_COLUMNS)]
+    lines += ["| " + " | ".join(pair_cells(p)) + " |" for p in result["pairs"]]
     return "\n".join(lines) + "\n"
 
 
@@ -71,15 +115,14 @@ def print_comparison(result: dict[str, Any], console: Console) -> None:
     table.add_column("")
     for run in result["runs"]:
         table.add_column(run["label"], justify="right")
-    for title, cell in table_rows(result):
-        table.add_row(title, *(cell(r) for r in result["runs"]))
+    for title, cell in table_rows(result):  # Text: the intervals' brackets are not markup
+        table.add_row(Text(title), *(Text(cell(r)) for r in result["runs"]))
     console.print(table)
-    pairs = Table(title="pairwise on shared valid probes")
-    for column in ("a", "b", "probes", "only a", "only b", "b - a [95%]", "McNemar p"):
-        pairs.add_column(column)
+    pairs = Table(title="pairwise on probes that test the summary in both runs")
+    for column in PAIR_COLUMNS:
+        pairs.add_column(Text(column))
     for p in result["pairs"]:
-        pairs.add_row(p["a"], p["b"], str(p["shared_probes"]), str(p["only_a"]), str(p["only_b"]),
-                      pair_interval(p), f"{p['p_value']:.4f}")
+        pairs.add_row(*(Text(cell) for cell in pair_cells(p)))
     console.print(pairs)
 
 

@@ -45,3 +45,18 @@ def dollars(value: float | None, digits: int = 5) -> str:
 def sourced_dollars(value: float | None, source: str | None) -> str:
     """Dollars with where the figure comes from: `$0.01825 (live)`."""
     return "-" if value is None else f"{dollars(value)} ({source or '-'})"
+
+
+def interval(low_high: list[float] | None) -> str:
+    """A 95% interval of a share as `[55-89]`, a dash inside when it is missing (interim writes)."""
+    if not low_high:
+        return "[-]"
+    return f"[{100 * low_high[0]:.0f}-{100 * low_high[1]:.0f}]"
+
+
+def headline_rate(rate: dict[str, Any] | None) -> str:
+    """A headline rate as `57.1% [25-84] [clustered 40-80] (4/7)`: share, Wilson and case-clustered 95%."""
+    if not rate or rate.get("rate") is None:
+        return "-"
+    return (f"{100 * rate['rate']:.1f}% {interval(rate['wilson95'])} [clustered "
+            f"{interval(rate.get('cluster95'))[1:-1]}] ({rate['passed']}/{rate['total']})")

@@ -11,13 +11,48 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.render.console import stdout
-from harness.render.format import percent
+from rich.text import Text
+
+from harness.render.format import fixed, percent, wilson_rate
 from harness.studies.gate import Verdict
+
+
+def headline_text(verdict: Verdict) -> str:
+    """The verdict's lead figure: the compacted rate over the probes that test the summary in both runs."""
+    h = verdict.headline
+    if not h.get("pairs"):
+        return f"headline ({verdict.grade}): no probe tests the summary in both runs"
+    source = ("both runs" if verdict.testing_in == "both" else
+              "this run (the baseline predates summary-testing groups)")
+    clustered = h["cluster95"]
+    return (f"headline ({verdict.grade}, compacted, {h['pairs']} probes that test the summary in {source}, "
+            f"{h['cases']} case{'' if h['cases'] == 1 else 's'}): {wilson_rate(h['a'])} -> {wilson_rate(h['b'])}, "
+            f"now - baseline {h['difference']:+.3f} [{h['ci95'][0]:+.3f}, {h['ci95'][1]:+.3f}] per probe, "
+            f"[{clustered[0]:+.3f}, {clustered[1]:+.3f}] by case, McNemar p={h['p_value']:.4f}")
+
+
+def judged_text(verdict: Verdict) -> str | None:
+    """Judged means (compacted, summary-testing probes) of the baseline and of now, when a judge ran."""
+    if not verdict.judged:
+        return None
+
+    def mean(side: dict | None) -> str:
+        return fixed(((side or {}).get("tests_summary") or {}).get("compacted"), 2)
+
+    return (f"judged mean 0-5 (compacted, summary-testing probes): {mean(verdict.judged['baseline'])} -> "
+            f"{mean(verdict.judged['now'])}")
 
 
 def junit_xml(verdict: Verdict, run_id: str) -> str:
     suite = ET.Element("testsuite", name=f"compaction-harness {run_id}", tests=str(len(verdict.rows)),
                        failures=str(len(verdict.regressions) + (1 if verdict.failures else 0)))
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", name="headline", value=headline_text(verdict))
+    for side, rate in (("baseline", verdict.headline.get("a")), ("now", verdict.headline.get("b"))):
+        if rate and rate.get("rate") is not None:
+            ET.SubElement(properties, "property", name=f"headline_{side}_rate", value=str(rate["rate"]))
+    if judged_text(verdict):
+        ET.SubElement(properties, "property", name="judged", value=judged_text(verdict) or "")
     regressed = set(verdict.regressions)
     for key, row in verdict.rows.items():
         case_id, _, probe_id = key.rpartition("/")
@@ -38,9 +73,12 @@ def markdown(verdict: Verdict, run_id: str, baseline_path: str) -> str:
     status = "FAIL" if verdict.exit_code else "PASS"
     s = verdict.stats
     lines = [f"## compaction-harness gate: {status}", "",
+             f"**{headline_text(verdict)}**", "",
              f"Run `{run_id}` against `{baseline_path}` ({'deterministic' if verdict.deterministic else 'live'}, "
-             f"grade `{verdict.grade}`): {s['pairs']} paired probes, pass rate "
-             f"{percent(s['baseline_rate'])} -> {percent(s['now_rate'])}, McNemar p={s['p_value']:.4f}.", ""]
+             f"grade `{verdict.grade}`): over all {s['pairs']} paired valid probes (where lost probes are checked), "
+             f"pass rate {percent(s['baseline_rate'])} -> {percent(s['now_rate'])}, McNemar p={s['p_value']:.4f}.", ""]
+    if judged_text(verdict):
+        lines += [f"{judged_text(verdict)}.", ""]
     for title, keys in (("Regressions", verdict.regressions), ("Improvements", verdict.improvements)):
         lines += [f"### {title} ({len(keys)})", ""]
         lines += [f"- `{k}` ({verdict.rows[k]['kind']})" for k in keys] or ["none"]
@@ -63,10 +101,13 @@ def print_verdict(verdict: Verdict, console: Console) -> None:
         table.add_row(key, row["kind"], "fail", "pass", "[green]improvement[/]")
     if verdict.regressions or verdict.improvements:
         console.print(table)
-    console.print(f"{s['pairs']} paired probes: {percent(s['baseline_rate'])} -> {percent(s['now_rate'])}, "
+    console.print(Text(headline_text(verdict), style="bold"))  # Text: the intervals' brackets are not markup
+    console.print(f"all {s['pairs']} paired valid probes: {percent(s['baseline_rate'])} -> {percent(s['now_rate'])}, "
                   f"{len(verdict.regressions)} lost, {len(verdict.improvements)} gained, McNemar p={s['p_value']:.4f}")
+    if judged_text(verdict):
+        console.print(judged_text(verdict), markup=False)
     for failure in verdict.failures:
-        console.print(f"[red]threshold[/]: {failure}")
+        console.print(Text("threshold", style="red") + Text(f": {failure}"))
     console.print("[red]FAIL[/]" if verdict.exit_code else "[green]PASS[/]")
 
 

@@ -12,12 +12,15 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from harness.probes import CONDITIONS
 from harness.render.console import stderr, stdout
 from harness.render.compare import print_comparison, write_comparison
 from harness.render.plots import retention_plot
 from harness.render.format import dollars, fixed, percent, wilson_rate
+from harness.render.headline import (agreement_line, groups_line, headline_line, judged_line, kind_rows,
+                                     lead_headline, never_compacted_lines)
 from harness.render.points import markdown_compaction_points
 from harness.results.aggregate import GRADES
 
@@ -86,13 +89,14 @@ def render_summary(run: dict[str, Any], console: Console) -> None:
     grade = agg["grade"]
     console.print(f"[bold]run {run['run_id']}[/]: policy {config['policy']}, model {config['model']}, summarizer "
                   f"{config['summarizer_spec']}, answerer {config['answerer']}, cache {'on' if config['cache'] else 'off'}")
+    print_headline(agg, console)
     console.print(f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes; {ceiling(agg)}; "
                   f"{agg['floor_survives']} valid probes survive without a summary; grade: {grade}; "
-                  f"rates below are over valid probes")
+                  f"the tables below are over all valid probes")
     overall = {g: agg["overall"][g] for g in GRADES if agg["overall"][g]["full"]["total"]}
-    console.print(rate_table("pass rate (Wilson 95%)", overall, "grade"))
-    console.print(rate_table(f"by kind ({grade})", agg["by_kind"], "kind"))
-    console.print(rate_table(f"by pool ({grade})", agg["by_pool"], "pool"))
+    console.print(rate_table("pass rate, all valid probes (Wilson 95%)", overall, "grade"))
+    console.print(rate_table(f"by kind, all valid probes ({grade})", agg["by_kind"], "kind"))
+    console.print(rate_table(f"by pool, all valid probes ({grade})", agg["by_pool"], "pool"))
     s, lat, usage = agg["summary"], agg["latency"], agg["usage"]
     console.print(f"compactions: {sum(agg['compactions'].values())} "
                   f"({', '.join(f'{k} {v}' for k, v in agg['compactions'].items() if v)}); summaries: mean "
@@ -108,6 +112,82 @@ def render_summary(run: dict[str, Any], console: Console) -> None:
                   f"({lat['model_time_source']})")
     for case, error in agg["errors"].items():
         console.print(f"[red]error[/] in {case}: {error}", markup=True)
+
+
+def print_headline(agg: dict[str, Any], console: Console) -> None:
+    """The terminal's lead: the headline over summary-testing probes, the other groups, per kind with n, the
+    cases that never compact, the agreement and judged means (one line each)."""
+    lead = lead_headline(agg)
+    if lead is None:
+        return
+    console.print(Text(headline_line(agg) or "", style="bold"))  # Text: the intervals' brackets are not markup
+    console.print(groups_line(lead), markup=False)
+    if lead["by_kind"]:
+        table = Table(title=f"by kind, summary-testing probes ({lead['grade']}, compacted)")
+        for column, justify in (("kind", "left"), ("n", "right"), ("compacted [Wilson] [clustered]", "right")):
+            table.add_column(Text(column), justify=justify)
+        for row in kind_rows(lead):
+            table.add_row(*(Text(cell) for cell in row))
+        console.print(table)
+    for line in never_compacted_lines(agg):
+        console.print(f"never compacts (not averaged in): {line}", markup=False)
+    for line in (agreement_line(agg), judged_line(agg)):
+        if line:
+            console.print(line, markup=False)
+
+
+def markdown_headline(agg: dict[str, Any]) -> list[str]:
+    """report.md's lead: the headline, the other groups, per kind with n, the cases that never compact, the
+    agreement with its disagreements, judged means."""
+    lead = lead_headline(agg)
+    if lead is None:
+        return []
+    lines = [f"**{headline_line(agg)}**", "", groups_line(lead) + ".", ""]
+    if lead["by_kind"]:
+        lines += [f"### By kind (summary-testing probes, {lead['grade']})", "",
+                  "| kind | n | compacted [Wilson] [clustered] |", "| --- | --- | --- |",
+                  *(f"| {kind} | {n} | {rate} |" for kind, n, rate in kind_rows(lead)), ""]
+    never = never_compacted_lines(agg)
+    if never:
+        lines += ["### Cases that never compact (not averaged into retention)", "", *(f"- {n}" for n in never), ""]
+    return lines + markdown_agreement(agg) + markdown_judged(agg)
+
+
+def markdown_agreement(agg: dict[str, Any]) -> list[str]:
+    line = agreement_line(agg)
+    if line is None:
+        return []
+    lines = ["### Agreement of retained with answered", "", line + ".", ""]
+    disagreements = agg["agreement"]["disagreements"]
+    if disagreements:
+        lines += ["| probe | kind | answered | retained |", "| --- | --- | --- | --- |",
+                  *(f"| {d['probe']} | {d['kind']} | {_pass(d['answered'])} | {_pass(d['retained'])} |"
+                    for d in disagreements), ""]
+    return lines
+
+
+def _pass(value: bool) -> str:
+    return "pass" if value else "fail"
+
+
+def markdown_judged(agg: dict[str, Any]) -> list[str]:
+    found = agg.get("judged")
+    if not found:
+        return []
+    lines = ["### Judged (mean score 0-5)", "", "| probes | " + " | ".join(CONDITIONS) + " |",
+             "| --- |" + " --- |" * len(CONDITIONS)]
+    for title, key in (("summary-testing", "tests_summary"), ("all valid", "valid")):
+        lines.append(f"| {title} | " + " | ".join(fixed(found[key].get(c), 2) for c in CONDITIONS) + " |")
+    return lines + ["", f"{found['errors']} judge errors (recorded as errors, never scored).", ""]
+
+
+def markdown_invalid(agg: dict[str, Any]) -> list[str]:
+    """Invalid probes with the reason (from the lead headline), or as listed by a run without one."""
+    lead = lead_headline(agg)
+    reasons = lead["invalid"] if lead is not None else {p: "fails on the full history" for p in agg["invalid_probes"]}
+    if not reasons:
+        return []
+    return ["### Invalid probes", "", *(f"- {p}: {reason}" for p, reason in reasons.items()), ""]
 
 
 def markdown_rates(title: str, groups: dict[str, dict], first: str) -> list[str]:
@@ -126,21 +206,22 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
              f"Policy `{config['policy']}`, model `{config['model']}`, summarizer `{config['summarizer_spec']}`, "
              f"answerer `{config['answerer']}`, cache {'on' if config['cache'] else 'off'}; harness "
              f"{run['harness_version']} at {run.get('git_commit')}.", "",
+             *markdown_headline(agg),
              f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes; {ceiling(agg)}; "
              f"{agg['floor_survives']} valid probes survive without any summary (they do not test it). "
-             f"Rates are over valid probes.", ""]
-    lines += markdown_rates("Pass rate", {g: agg["overall"][g] for g in GRADES}, "grade")
-    lines += markdown_rates(f"By kind ({grade})", agg["by_kind"], "kind")
-    lines += markdown_rates(f"By pool ({grade})", agg["by_pool"], "pool")
-    lines += markdown_rates(f"By fact age in messages ({grade})", agg["by_age"], "age")
-    lines += markdown_rates(f"By compactions survived ({grade})", agg["by_compactions_survived"], "compactions")
+             f"The tables below are over all valid probes.", ""]
+    lines += markdown_rates("Pass rate (all valid probes)", {g: agg["overall"][g] for g in GRADES}, "grade")
+    lines += markdown_rates(f"By kind (all valid probes, {grade})", agg["by_kind"], "kind")
+    lines += markdown_rates(f"By pool (all valid probes, {grade})", agg["by_pool"], "pool")
+    lines += markdown_rates(f"By fact age in messages (all valid probes, {grade})", agg["by_age"], "age")
+    lines += markdown_rates(f"By compactions survived (all valid probes, {grade})", agg["by_compactions_survived"],
+                            "compactions")
     lines += ["### Compaction and summaries", "", "| case | compactions |", "| --- | --- |"]
     lines += [f"| {case} | {n} |" for case, n in agg["compactions"].items()]
     lines += ["", "```", *(f"{k}: {v}" for k, v in agg["summary"].items()), "```", "",
               f"Summarizer {fmt_cost(agg['cost'])}.", ""]
     lines += markdown_latency(run) + markdown_plots(run, path.parent)
-    if agg["invalid_probes"]:
-        lines += ["### Invalid probes (fail on the full history)", "", *(f"- {p}" for p in agg["invalid_probes"]), ""]
+    lines += markdown_invalid(agg)
     if agg["errors"]:
         lines += ["### Errors", "", *(f"- {c}: {e}" for c, e in agg["errors"].items()), ""]
     lines += markdown_compaction_points([run], "###")

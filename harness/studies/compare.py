@@ -1,6 +1,7 @@
-"""Configurations side by side: pass rates with intervals, retention, compactions, summary size, cost,
-latency, and pairwise significance on the probes two runs share; and running several configurations over
-the same cases, one run folder each, to compare them."""
+"""Configurations side by side: each run's headline (the compacted rate over summary-testing probes), pass
+rates over all valid probes with intervals, retention, compactions, summary size, cost, latency, judged means,
+and pairwise significance on the probes that test the summary in both runs; and running several
+configurations over the same cases, one run folder each, to compare them."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from typing import Any, Callable, Protocol
 
 from harness.cases.schema import Case
 from harness.errors import HarnessError
-from harness.metrics import bootstrap_difference, mcnemar_exact
 from harness.results.folder import RunFolder
+from harness.results.headline import headline
 from harness.run.config import RunConfig, plan_run
 from harness.run.matrix import default_run_id, matrix, parse_shard, results_path, run_cases
-from harness.studies.gate import outcomes
+from harness.studies.gate import outcomes, paired_headline, summary_testing
 
 
 def label_of(run: dict[str, Any]) -> str:
@@ -44,24 +45,35 @@ def comparison(runs: list[dict[str, Any]]) -> dict[str, Any]:
             "summary_tokens": agg["summary"]["mean_tokens"],
             "cost": agg.get("cost", {}),
             "latency": agg.get("latency", {}),
+            "headline": run_headline(run, grade),
+            "judged": agg.get("judged"),
         })
     pairs = [pairwise(runs[i], runs[j], grade) for i, j in combinations(range(len(runs)), 2)]
     return {"grade": grade, "runs": columns, "pairs": pairs}
 
 
+def run_headline(run: dict[str, Any], grade: str) -> dict[str, Any]:
+    """The run's headline under `grade`: from its aggregates, or from its cases for a run written before
+    aggregates carried one (or one whose lead grade differs from the comparison's)."""
+    found = (run["aggregates"].get("headline") or {}).get(grade)
+    if found is None or found["tests_summary"].get("cluster95") is None:
+        rows = [(case, probe) for case in run["cases"].values() if case.get("status") == "ok"
+                for probe in case.get("probes", [])]
+        found = headline(rows, grade)
+    return {"tests_summary": found["tests_summary"], "by_kind": found["by_kind"], "groups": found["groups"]}
+
+
 def pairwise(a: dict[str, Any], b: dict[str, Any], grade: str) -> dict[str, Any]:
-    """Exact McNemar on the discordant shared probes, and a bootstrap interval for the difference."""
+    """Exact McNemar on the discordant probes that test the summary in both runs, and the difference with a
+    per-probe and a case-clustered bootstrap interval."""
     left, right = outcomes(a), outcomes(b)
-    shared = [k for k in sorted(set(left) & set(right))
+    testing = summary_testing(a, grade) & summary_testing(b, grade)
+    shared = [k for k in sorted(set(left) & set(right) & testing)
               if left[k]["valid"] and right[k]["valid"] and left[k][grade] is not None and right[k][grade] is not None]
-    x = [float(left[k][grade]) for k in shared]
-    y = [float(right[k][grade]) for k in shared]
-    only_a = sum(1 for p, q in zip(x, y) if p and not q)
-    only_b = sum(1 for p, q in zip(x, y) if q and not p)
-    difference, low, high = bootstrap_difference(x, y) if shared else (0.0, 0.0, 0.0)
-    return {"a": label_of(a), "b": label_of(b), "shared_probes": len(shared), "only_a": only_a, "only_b": only_b,
-            "difference": round(difference, 4), "ci95": [round(low, 4), round(high, 4)],
-            "p_value": round(mcnemar_exact(only_a, only_b), 6)}
+    found = paired_headline([(k, bool(left[k][grade]), bool(right[k][grade])) for k in shared])
+    return {"a": label_of(a), "b": label_of(b), "shared_probes": found["pairs"], "cases": found["cases"],
+            "only_a": found["only_a"], "only_b": found["only_b"], "difference": found["difference"],
+            "ci95": found["ci95"], "cluster95": found["cluster95"], "p_value": found["p_value"]}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,19 +2,22 @@
 
 Deterministic runs (the builtin model, or cassettes replayed with record mode `none`) fail on any probe
 that passed in the baseline and fails now, and on any aggregate under its threshold. Live runs fail only
-when a drop is statistically significant (exact McNemar on the paired probes) and larger than the
-minimum effect.
+when a drop of the headline (the compacted rate over probes that test the summary in both runs) is
+statistically significant (exact McNemar on the paired probes, and a case-clustered bootstrap interval
+that excludes no change) and larger than the minimum effect.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
-from harness.metrics import bootstrap_difference, mcnemar_exact
+from harness.metrics import Rate, bootstrap_difference, cluster_bootstrap_difference, mcnemar_exact
 from harness.results.folder import SCHEMA_VERSION, read_json, write_json
+from harness.results.headline import group_of
 
 BASELINE_KIND = "compaction-harness-baseline"
 
@@ -48,6 +51,38 @@ def _majority(values: list[bool]) -> bool | None:
     return None if not values else sum(values) * 2 >= len(values)
 
 
+def summary_testing(run: dict[str, Any], grade: str) -> set[str]:
+    """The probes (`case/probe`) that test the summary under `grade`: a compaction before the point, pass on
+    full, fail on the floor (EVALUATION.md). Repeats vote, as in `outcomes`."""
+    votes: dict[str, list[bool]] = defaultdict(list)
+    for case in run["cases"].values():
+        if case.get("status") != "ok":
+            continue
+        for probe in case["probes"]:
+            votes[f"{case['case']}/{probe['id']}"].append(group_of(probe, grade) == "tests_summary")
+    return {key for key, values in votes.items() if _majority(values)}
+
+
+def paired_headline(pairs: list[tuple[str, bool, bool]]) -> dict[str, Any]:
+    """Two runs' compacted outcomes (a, b) on the same summary-testing probes (`case/probe`, a, b): each run's
+    rate, exact McNemar on the discordant pairs, and b - a with a per-probe and a case-clustered bootstrap
+    interval (probes within a case are not independent)."""
+    a = [float(x) for _, x, _ in pairs]
+    b = [float(y) for _, _, y in pairs]
+    only_a = sum(1 for x, y in zip(a, b) if x and not y)
+    only_b = sum(1 for x, y in zip(a, b) if y and not x)
+    by_case: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for key, x, y in pairs:
+        by_case[key.rpartition("/")[0]].append((float(x), float(y)))
+    difference, low, high = bootstrap_difference(a, b) if pairs else (0.0, 0.0, 0.0)
+    clustered = cluster_bootstrap_difference(list(by_case.values()))
+    return {"pairs": len(pairs), "cases": len(by_case), "a": Rate(int(sum(a)), len(a)).to_json(),
+            "b": Rate(int(sum(b)), len(b)).to_json(), "only_a": only_a, "only_b": only_b,
+            "p_value": round(mcnemar_exact(only_a, only_b), 6), "difference": round(difference, 4),
+            "ci95": [round(low, 4), round(high, 4)],
+            "cluster95": None if clustered is None else [round(clustered[1], 4), round(clustered[2], 4)]}
+
+
 def case_ids(run: dict[str, Any]) -> list[str]:
     return sorted({case["case"] for case in run["cases"].values()})
 
@@ -60,8 +95,11 @@ def make_baseline(run: dict[str, Any]) -> dict[str, Any]:
         "configuration": run["configuration"], "grade": grade,
         "cases": case_ids(run),
         "aggregates": {"compacted": aggregates["overall"][grade]["compacted"],
-                       "by_kind": {k: v["compacted"] for k, v in aggregates["by_kind"].items()}},
+                       "by_kind": {k: v["compacted"] for k, v in aggregates["by_kind"].items()},
+                       "headline": (aggregates.get("headline") or {}).get(grade, {}).get("tests_summary"),
+                       "judged": aggregates.get("judged")},
         "probes": outcomes(run),
+        "tests_summary": sorted(summary_testing(run, grade)),
     }
 
 
@@ -96,7 +134,10 @@ class Verdict:
     improvements: list[str]
     failures: list[str]  # aggregate thresholds and significant drops, one line each
     rows: dict[str, dict[str, Any]]  # probe -> {"baseline", "now", "kind", "valid"}
-    stats: dict[str, Any]
+    stats: dict[str, Any]  # over every paired valid probe: what lost probes and thresholds are checked on
+    headline: dict[str, Any] = field(default_factory=dict)  # paired_headline: a = baseline, b = now
+    testing_in: str = "both"  # where the summary-testing probes come from: both runs, or (old baseline) now
+    judged: dict[str, Any] | None = None  # {"baseline", "now"}: judged means, when a judge ran
 
     @property
     def exit_code(self) -> int:
@@ -128,13 +169,36 @@ def gate(run: dict[str, Any], baseline: dict[str, Any], thresholds: Thresholds) 
             improvements.append(key)
     stats = _paired_stats(paired)
     failures = _threshold_failures(paired, thresholds, stats)
-    if not deterministic:
-        significant = stats["p_value"] < thresholds.alpha and -stats["difference"] > thresholds.min_effect
-        if significant:
-            failures.append(f"pass rate dropped by {-stats['difference']:.3f} (McNemar p={stats['p_value']:.4f}, "
-                            f"bootstrap 95% [{stats['ci_low']:.3f}, {stats['ci_high']:.3f}]) > min effect "
-                            f"{thresholds.min_effect}")
-    return Verdict(deterministic, grade, regressions, improvements, failures, rows, stats)
+    testing, testing_in = _testing_pairs(run, baseline, rows)
+    lead = paired_headline(testing)
+    if not deterministic and _significant_drop(lead, thresholds):
+        failures.append(f"headline dropped by {-lead['difference']:.3f} over {lead['pairs']} summary-testing probes "
+                        f"(McNemar p={lead['p_value']:.4f}, case-clustered 95% [{lead['cluster95'][0]:.3f}, "
+                        f"{lead['cluster95'][1]:.3f}], per-probe bootstrap [{lead['ci95'][0]:.3f}, "
+                        f"{lead['ci95'][1]:.3f}]) > min effect {thresholds.min_effect}")
+    judged = {"baseline": baseline.get("aggregates", {}).get("judged"), "now": run["aggregates"].get("judged")}
+    return Verdict(deterministic, grade, regressions, improvements, failures, rows, stats, lead, testing_in,
+                   judged if any(judged.values()) else None)
+
+
+def _testing_pairs(run: dict[str, Any], baseline: dict[str, Any],
+                   rows: dict[str, dict[str, Any]]) -> tuple[list[tuple[str, bool, bool]], str]:
+    """The paired probes that test the summary in both runs; a baseline written before the groups existed
+    has no list, and the run's own groups stand in."""
+    testing = summary_testing(run, baseline["grade"])
+    recorded = baseline.get("tests_summary")
+    if recorded is not None:
+        testing &= set(recorded)
+    pairs = [(key, bool(row["baseline"]), bool(row["now"])) for key, row in rows.items()
+             if key in testing and row["valid"] and row["baseline"] is not None and row["now"] is not None]
+    return pairs, "both" if recorded is not None else "now"
+
+
+def _significant_drop(lead: dict[str, Any], thresholds: Thresholds) -> bool:
+    """A live drop counts when McNemar rejects, the case-clustered interval lies below zero, and it is larger
+    than the minimum effect: probe-level significance alone overstates what a few cases show."""
+    return (lead["pairs"] > 0 and lead["p_value"] < thresholds.alpha and lead["cluster95"] is not None
+            and lead["cluster95"][1] < 0 and -lead["difference"] > thresholds.min_effect)
 
 
 def _paired_stats(paired: list[tuple[bool, bool, str]]) -> dict[str, Any]:

@@ -1,0 +1,78 @@
+"""The headline of a run for a reader (EVALUATION.md, "Summary-testing probes lead"): the compacted rate over
+the probes that test the summary, the other groups beside it, per-kind rows with their n, the cases that never
+compact, the agreement of `retained` with `answered`, and judged means. Lines of text, shared by the terminal
+summary, report.md and compare; every function reads run.json's `aggregates` and tolerates a run written
+before the headline existed (it then says nothing)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.probes import CONDITIONS
+from harness.render.format import fixed, headline_rate, wilson_rate
+
+GROUP_NAMES = (("floor_answers", "floor already answers"), ("no_compaction", "no compaction before"),
+               ("invalid", "invalid"))
+
+
+def lead_headline(agg: dict[str, Any]) -> dict[str, Any] | None:
+    """The lead grade's headline (answered when it ran), None for a run without one."""
+    return (agg.get("headline") or {}).get(agg.get("grade"))
+
+
+def testing_phrase(rate: dict[str, Any]) -> str:
+    cases = rate["cases"]
+    return f"over {rate['total']} summary-testing probes in {cases} case{'' if cases == 1 else 's'}"
+
+
+def headline_text(headline: dict[str, Any]) -> str:
+    """`answered: compacted 57.1% [25-84] [clustered 57-57] (4/7) over 7 summary-testing probes in 1 cases`."""
+    rate = headline["tests_summary"]
+    return f"{headline['grade']}: compacted {headline_rate(rate)} {testing_phrase(rate)}"
+
+
+def headline_line(agg: dict[str, Any]) -> str | None:
+    """The lead grade's headline, and retained's beside it when both grades ran."""
+    lead = lead_headline(agg)
+    if lead is None:
+        return None
+    others = [h for g, h in sorted((agg.get("headline") or {}).items()) if g != lead["grade"]]
+    return "; ".join(headline_text(h) for h in (lead, *others))
+
+
+def groups_line(headline: dict[str, Any]) -> str:
+    """The probes that are not in the headline, each group counted."""
+    counts = headline["groups"]
+    return "beside it (not in the headline): " + ", ".join(f"{name} {counts.get(key, 0)}" for key, name in GROUP_NAMES)
+
+
+def kind_rows(headline: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(kind, n, compacted rate with both intervals) over summary-testing probes."""
+    return [(kind, str(rate["total"]), headline_rate(rate)) for kind, rate in headline["by_kind"].items()]
+
+
+def never_compacted_lines(agg: dict[str, Any]) -> list[str]:
+    """Cases that never compact, checked for what they test: nothing compacted, the context stayed whole."""
+    return [f"{case}: no compaction; " + ("context stayed whole" if facts.get("context_whole")
+                                          else "the context did NOT stay whole")
+            for case, facts in (agg.get("never_compacted") or {}).items()]
+
+
+def agreement_line(agg: dict[str, Any]) -> str | None:
+    found = agg.get("agreement")
+    if not found:
+        return None
+    return (f"retained agrees with answered on {wilson_rate(found)} summary-testing probes; "
+            f"{len(found['disagreements'])} disagree")
+
+
+def judged_line(agg: dict[str, Any]) -> str | None:
+    found = agg.get("judged")
+    if not found:
+        return None
+
+    def means(over: dict[str, Any]) -> str:
+        return ", ".join(f"{c} {fixed(over.get(c), 2)}" for c in CONDITIONS)
+
+    return (f"judged (mean 0-5): summary-testing probes {means(found['tests_summary'])}; valid probes "
+            f"{means(found['valid'])}; {found['errors']} judge errors")
