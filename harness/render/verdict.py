@@ -30,7 +30,7 @@ def markdown(result: dict[str, Any], study: dict[str, Any]) -> str:
              f"**{result['verdict']}**", "",
              f"Cases: {', '.join(result['cases'])}.", "",
              "| | same | " + result["alt_model"] + " |", "| --- | --- | --- |",
-             f"| {q['grade']} pass rate (compacted) | {percent(q['same_rate'])} | {percent(q['alt_rate'])} |",
+             f"| {q['grade']} compacted, summary-testing probes | {percent(q['same_rate'])} | {percent(q['alt_rate'])} |",
              f"| cost per compaction ({c['source']}) | {dollars(c['same_usd_per_compaction'])} | "
              f"{dollars(c['alt_usd_per_compaction'])} |", "",
              f"Difference (alt - same) {100 * q['difference']:+.1f} points, 95% bootstrap interval "
@@ -74,7 +74,7 @@ def show_verdict(validation: SummarizerValidation, *, as_json: bool = False) -> 
         print(json.dumps(result, indent=2))
         return
     q, out = result["quality"], stdout()
-    out.print(f"{q['grade']} pass rate: same {percent(q['same_rate'] or 0)}, {result['alt_model']} "
+    out.print(f"{q['grade']} compacted over summary-testing probes: same {percent(q['same_rate'] or 0)}, {result['alt_model']} "
               f"{percent(q['alt_rate'] or 0)}; difference {100 * q['difference']:+.1f} points "
               f"[{100 * q['ci95'][0]:+.1f}, {100 * q['ci95'][1]:+.1f}], McNemar p={q['p_value']:.4g}")
     out.print(f"[bold]{result['verdict']}[/]")

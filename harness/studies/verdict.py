@@ -59,9 +59,10 @@ def quality(same: dict[str, Any], alt: dict[str, Any]) -> dict[str, Any]:
 
     result = comparison([same, alt])
     pair = result["pairs"][0]
-    rates = {run["label"]: run["pass_rate"] for run in result["runs"]}
-    return {"grade": result["grade"], "same_rate": result["runs"][0]["pass_rate"]["rate"],
-            "alt_rate": result["runs"][1]["pass_rate"]["rate"], "difference": pair["difference"],
+    # the rates quoted are the ones the pair's test is over: the probes that test the summary
+    rates = {run["label"]: run["headline"]["tests_summary"] for run in result["runs"]}
+    return {"grade": result["grade"], "same_rate": result["runs"][0]["headline"]["tests_summary"]["rate"],
+            "alt_rate": result["runs"][1]["headline"]["tests_summary"]["rate"], "difference": pair["difference"],
             "ci95": pair["ci95"], "p_value": pair["p_value"], "shared_probes": pair["shared_probes"],
             "only_same": pair["only_a"], "only_alt": pair["only_b"],
             "significant": pair["p_value"] < ALPHA and pair["shared_probes"] > 0, "rates": rates}
