@@ -83,8 +83,15 @@ PAIR_COLUMNS = ("a", "b", "probes", "cases", "only a", "only b", "b - a [95% per
 
 
 def pair_cells(p: dict[str, Any]) -> list[str]:
+    p_value = "void (same model)" if p.get("void") else f"{p['p_value']:.4f}"
     return [p["a"], p["b"], str(p["shared_probes"]), str(p.get("cases", "-")), str(p["only_a"]), str(p["only_b"]),
-            pair_interval(p), pair_clustered(p), f"{p['p_value']:.4f}"]
+            pair_interval(p), pair_clustered(p), p_value]
+
+
+def void_notes(result: dict[str, Any]) -> list[str]:
+    """One line per pair whose quality comparison is void: only cost and shapes can differ there."""
+    return [f"{p['a']} vs {p['b']}: {p['void']}; only cost, latency and summary shapes can differ."
+            for p in result["pairs"] if p.get("void")]
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -96,7 +103,8 @@ def markdown(result: dict[str, Any]) -> str:
     lines += ["", "### Pairwise (probes that test the summary in both runs)", "", "| " + " | ".join(PAIR_COLUMNS) + " |",
               "|" + " --- |" * len(PAIR_COLUMNS)]
     lines += ["| " + " | ".join(pair_cells(p)) + " |" for p in result["pairs"]]
-    return "\n".join(lines) + "\n"
+    notes = void_notes(result)
+    return "\n".join(lines + ([""] + [f"- **Void:** {n}" for n in notes] if notes else [])) + "\n"
 
 
 def comparison_markdown(result: dict[str, Any], runs: list[dict[str, Any]]) -> str:
@@ -124,6 +132,8 @@ def print_comparison(result: dict[str, Any], console: Console) -> None:
     for p in result["pairs"]:
         pairs.add_row(*(Text(cell) for cell in pair_cells(p)))
     console.print(pairs)
+    for note in void_notes(result):
+        console.print(Text(f"void: {note}"))
 
 
 def show_compare(result: dict[str, Any], runs: list[dict[str, Any]], *, markdown_path: str | None = None,

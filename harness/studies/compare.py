@@ -48,8 +48,40 @@ def comparison(runs: list[dict[str, Any]]) -> dict[str, Any]:
             "headline": run_headline(run, grade),
             "judged": agg.get("judged"),
         })
-    pairs = [pairwise(runs[i], runs[j], grade) for i, j in combinations(range(len(runs)), 2)]
+    pairs = [{**pairwise(runs[i], runs[j], grade),
+              **({"void": reason} if (reason := same_model(runs[i]["configuration"], runs[j]["configuration"]))
+                 else {})}
+             for i, j in combinations(range(len(runs)), 2)]
     return {"grade": grade, "runs": columns, "pairs": pairs}
+
+
+SPEC_KEYS = ("model", "summarizer_spec", "answerer", "judge")
+
+
+def text_source(spec: str | None) -> str | None:
+    """What produced a spec's text: every `@emulator` spec is the builtin model behind a wire format; any
+    other spec is its model at its endpoint."""
+    if spec is None:
+        return None
+    name, _, endpoint = spec.strip().partition("@")
+    if spec.strip() == "builtin" or endpoint == "emulator":
+        return "builtin"
+    return f"{name}@{endpoint}" if endpoint else name
+
+
+def same_model(a: dict[str, Any], b: dict[str, Any]) -> str | None:
+    """Why a quality comparison of two configurations is void, or None: they differ only in model specs that
+    resolve to the same underlying model, so any quality difference is wire-format conversion, not the models."""
+    def resolved(config: dict[str, Any]) -> dict[str, Any]:
+        kept = {k: v for k, v in config.items() if k not in (*SPEC_KEYS, "summarizer", "record_mode", "cassettes")}
+        return {**kept, **{k: text_source(config.get(k)) for k in SPEC_KEYS}}
+
+    differing = [k for k in SPEC_KEYS if a.get(k) != b.get(k)]
+    if not differing or resolved(a) != resolved(b):
+        return None
+    named = ", ".join(f"{a.get(k)} and {b.get(k)}" for k in differing)
+    return (f"{named} are the same underlying model ({text_source(a.get(differing[0]))}); the quality comparison is "
+            f"void, and any difference in it comes from wire-format conversion alone")
 
 
 def run_headline(run: dict[str, Any], grade: str) -> dict[str, Any]:

@@ -65,7 +65,8 @@ def quality(same: dict[str, Any], alt: dict[str, Any]) -> dict[str, Any]:
             "alt_rate": result["runs"][1]["headline"]["tests_summary"]["rate"], "difference": pair["difference"],
             "ci95": pair["ci95"], "p_value": pair["p_value"], "shared_probes": pair["shared_probes"],
             "only_same": pair["only_a"], "only_alt": pair["only_b"],
-            "significant": pair["p_value"] < ALPHA and pair["shared_probes"] > 0, "rates": rates}
+            "significant": pair["p_value"] < ALPHA and pair["shared_probes"] > 0 and not pair.get("void"),
+            "void": pair.get("void"), "rates": rates}
 
 
 def cost_side(cases: list[Case], model: str, alt: str, prices: str | None) -> dict[str, Any]:
@@ -88,10 +89,14 @@ def cost_side(cases: list[Case], model: str, alt: str, prices: str | None) -> di
 
 def verdict_sentence(model: str, alt: str, q: dict[str, Any], c: dict[str, Any]) -> str:
     """One sentence: which summarizer the data supports, and where the cost side would flip."""
-    quality_text = (f"{alt} {'loses' if q['difference'] < 0 else 'gains'} {abs(100 * q['difference']):.1f} points "
-                    f"of {q['grade']} pass rate (p={q['p_value']:.3g})" if q["significant"] else
-                    f"no significant quality difference ({100 * q['difference']:+.1f} points, p={q['p_value']:.3g}, "
-                    f"{q['shared_probes']} probes)")
+    if q.get("void"):
+        quality_text = f"no quality evidence either way ({q['void']})"
+    elif q["significant"]:
+        quality_text = (f"{alt} {'loses' if q['difference'] < 0 else 'gains'} {abs(100 * q['difference']):.1f} points "
+                        f"of {q['grade']} pass rate over summary-testing probes (p={q['p_value']:.3g})")
+    else:
+        quality_text = (f"no significant quality difference ({100 * q['difference']:+.1f} points, p={q['p_value']:.3g}, "
+                        f"{q['shared_probes']} summary-testing probes)")
     same_usd, alt_usd = c["same_usd"], c["alt_usd"]
     if not c["compactions"]:
         return (f"No case compacted, so cost cannot decide; on quality there is {quality_text}: "
@@ -117,6 +122,8 @@ def verdict_sentence(model: str, alt: str, q: dict[str, Any], c: dict[str, Any])
     else:
         flip_text = f"the cost side flips at a {100 * flip:.0f}% cache hit rate (the same model is cheaper above it)"
     name = f"the same-model summarizer ({model})" if choice == "same" else f"the cheaper summarizer {alt}"
+    if q.get("void"):  # a void comparison supports nothing on quality: only the cost side can speak
+        return f"Quality cannot decide: {quality_text}. On cost alone, {cost_text}; {flip_text}."
     return f"The data supports {name}: {quality_text}, and {cost_text}; {flip_text}."
 
 
