@@ -103,6 +103,9 @@ def test_summary_level_checks():
     assert check.artifact_recall == 0.5 and check.artifact_precision == 0.5
     assert check.hallucinated_paths == ("src/app/ghost.py",)
     assert check.stale_facts == ("8080",)
+    # stale means stated as current, on token boundaries (the full rules: tests/test_summary_checks.py)
+    moved = summary.replace("port 8080", "port 9090 (changed from 8080); proxy on 18080")
+    assert check_summary(1, moved, head, None, 1000, 100, (), ("8080",)).stale_facts == ()
 
 
 def test_summary_request_keeps_the_context_prefix_and_a_split_turn_section():

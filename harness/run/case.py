@@ -138,7 +138,7 @@ def _summary_json(case: Case, call: SummaryCall, config: RunConfig) -> dict[str,
                   for value in probe.none]
     check = check_summary(call.event.number if call.event else None, result.text, request.head,
                           request.previous_summary, call.request_tokens, call.summary_tokens, config.sections,
-                          superseded)
+                          superseded, earlier=case.session.messages[:request.head_start])
     return {**check.to_json(), "model": result.model, "finish_reason": result.finish_reason,
             "truncated": bool(result.extra.get("truncated")), "latency_source": result.latency_source,
             **({"rejected": True} if call.rejected else {})}
@@ -161,7 +161,7 @@ def _recorded_summaries(case: Case, replay: Replay) -> list[SummaryRecord]:
                       for v in probe.none]
         head_tokens = sum(count_message(tokens, m) for m in head)
         check = check_summary(event.number, point.summary, head, previous, head_tokens, event.summary_tokens, (),
-                              superseded)
+                              superseded, earlier=case.session.messages[:event.head_start])
         out.append(SummaryRecord.from_json({**check.to_json(), "model": f"recorded:{point.origin}",
                                             "finish_reason": "recorded", "truncated": False,
                                             "latency_source": "recorded"}))
