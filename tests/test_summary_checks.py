@@ -7,7 +7,8 @@ a redirection, a heredoc, a git branch, a patch, a grep over a directory), file 
 
 import pytest
 
-from harness.metrics import check_summary, git_refs, paths_in, touched_paths
+from harness.artifacts import git_refs, paths_in, touched_paths
+from harness.metrics import check_summary
 from harness.session import Message, ToolCall
 
 
