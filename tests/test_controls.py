@@ -81,7 +81,15 @@ def test_run_with_controls_runs_each_control_beside_the_summarizer(tmp_path, cap
     assert bag["configuration"]["control"] == "keyword-bag"
     assert {s["model"] for c in bag["cases"].values() for s in c["summaries"]} == {"control:keyword-bag"}
     assert "control" not in runs["default-builtin-same"]["configuration"]
-    assert (tmp_path / "comparison.md").exists()
+    assert "### Reference controls beside default-builtin-same" in (tmp_path / "comparison.md").read_text()
+    assert "### Reference controls beside" in (tmp_path / "default-builtin-same" / "report.md").read_text()
+    study = json.loads((tmp_path / "comparison.json").read_text())["controls"]
+    base = runs["default-builtin-same"]["aggregates"]["headline"]["answered"]["tests_summary"]
+    for control in CONTROLS:  # over the probes that test the summary under test, counted as its headline counts
+        overall = study["grades"]["answered"][control]["overall"]
+        assert overall["probes"] == base["total"] and overall["summarizer"] == base["passed"]
+        assert overall["separated"] == (overall["p_value"] < study["separates_below"])
+    assert set(study["grades"]["answered"]["keyword-bag"]["by_case"]) == {"edge-superseded-facts"}
     assert main(["run", "--cases-dir", cases, "--cases", "edge-superseded-facts", "--control", "lucky",
                  "--out", str(tmp_path / "x")]) == 2
     assert "--control lucky: choose one of empty, keyword-bag, head-first, head-last" in capsys.readouterr().err

@@ -104,7 +104,46 @@ def markdown(result: dict[str, Any]) -> str:
               "|" + " --- |" * len(PAIR_COLUMNS)]
     lines += ["| " + " | ".join(pair_cells(p)) + " |" for p in result["pairs"]]
     notes = void_notes(result)
-    return "\n".join(lines + ([""] + [f"- **Void:** {n}" for n in notes] if notes else [])) + "\n"
+    lines += [""] + [f"- **Void:** {n}" for n in notes] if notes else []
+    return "\n".join(lines + controls_markdown(result)) + "\n"
+
+
+def _credit_cell(c: dict[str, Any]) -> str:
+    share = "-" if c["share"] is None else f"{100 * c['share']:.0f}%"
+    verdict = "separated" if c["separated"] else "**cannot separate**"
+    return f"{c['control']}/{c['summarizer']} ({share}), p={c['p_value']:.2g}, {verdict}"
+
+
+def controls_markdown(result: dict[str, Any]) -> list[str]:
+    """Each control's credit over the probes that test the summary under test, and where the instrument
+    cannot tell the summarizer from it (McNemar p at or above the threshold): library, kind, case."""
+    study = result.get("controls")
+    if not study:
+        return []
+    lines = ["", f"### Reference controls beside {study['under_test']}", "",
+             "Each control's compacted passes over the probes that test the summary under test, against the "
+             f"summarizer's (control/summarizer, share); exact McNemar p; separated when p < {study['separates_below']}.",
+             ""]
+    for grade, by_control in study["grades"].items():
+        names = list(by_control)
+        lines += [f"#### {grade}", "", "| | " + " | ".join(names) + " |", "| --- |" + " --- |" * len(names)]
+        first = by_control[names[0]]
+        lines.append("| whole library (" + str(first["overall"]["probes"]) + " probes) | "
+                     + " | ".join(_credit_cell(by_control[n]["overall"]) for n in names) + " |")
+        for group in ("by_kind", "by_case"):
+            for key in first[group]:
+                lines.append(f"| {group[3:]} {key} ({first[group][key]['probes']}) | "
+                             + " | ".join(_credit_cell(by_control[n][group][key]) for n in names) + " |")
+        whole = [n for n in names if not by_control[n]["overall"]["separated"]]
+        lines += ["", ("The instrument cannot separate the summarizer from " + ", ".join(whole) + " on the whole "
+                       "library." if whole else "On the whole library the summarizer is separated from every control.")]
+        for name in names:
+            apart = [f"{g[3:]} {k}" for g in ("by_kind", "by_case") for k, c in by_control[name][g].items()
+                     if not c["separated"]]
+            if apart:
+                lines.append(f"- not separated from {name} in: {', '.join(apart)}")
+        lines.append("")
+    return lines
 
 
 def comparison_markdown(result: dict[str, Any], runs: list[dict[str, Any]]) -> str:
@@ -116,6 +155,11 @@ def write_comparison(result: dict[str, Any], runs: list[dict[str, Any]], folder:
     """comparison.json and comparison.md of a multi-configuration run."""
     write_json(folder / "comparison.json", result)
     (folder / "comparison.md").write_text(comparison_markdown(result, runs), encoding="utf-8")
+    under_test = [r for r in runs if not r["configuration"].get("control")]
+    report = folder / (under_test[0].get("label") or "") / "report.md" if len(under_test) == 1 else None
+    if result.get("controls") and report is not None and report.exists():  # the controls belong to its report too
+        with report.open("a", encoding="utf-8") as out:
+            out.write("\n".join(controls_markdown(result)) + "\n")
 
 
 def print_comparison(result: dict[str, Any], console: Console) -> None:
@@ -134,6 +178,10 @@ def print_comparison(result: dict[str, Any], console: Console) -> None:
     console.print(pairs)
     for note in void_notes(result):
         console.print(Text(f"void: {note}"))
+    study = result.get("controls")
+    for grade, by_control in (study or {}).get("grades", {}).items():
+        cells = "; ".join(f"{name} {_credit_cell(c['overall'])}" for name, c in by_control.items())
+        console.print(Text(f"controls ({grade}, {study['under_test']}): {cells.replace('**', '')}"))
 
 
 def show_compare(result: dict[str, Any], runs: list[dict[str, Any]], *, markdown_path: str | None = None,

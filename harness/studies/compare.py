@@ -5,6 +5,7 @@ configurations over the same cases, one run folder each, to compare them."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from itertools import combinations
@@ -13,6 +14,7 @@ from typing import Any, Callable, Protocol
 
 from harness.cases.schema import Case
 from harness.errors import HarnessError
+from harness.metrics import mcnemar_exact
 from harness.results.folder import RunFolder
 from harness.results.headline import headline
 from harness.run.config import RunConfig, plan_run
@@ -52,7 +54,56 @@ def comparison(runs: list[dict[str, Any]]) -> dict[str, Any]:
               **({"void": reason} if (reason := same_model(runs[i]["configuration"], runs[j]["configuration"]))
                  else {})}
              for i, j in combinations(range(len(runs)), 2)]
-    return {"grade": grade, "runs": columns, "pairs": pairs}
+    controls = control_study(runs)
+    return {"grade": grade, "runs": columns, "pairs": pairs, **({"controls": controls} if controls else {})}
+
+
+SEPARATES = 0.01  # the instrument separates a summarizer from a control when McNemar p is below this
+
+
+def control_study(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """When the runs hold a configuration under test and its reference controls (the same configuration with
+    `control` set), each control's compacted passes over the probes that test the summary in the run under
+    test, as a share of the summarizer's, with exact McNemar: for the whole library, per kind and per case, and
+    where the instrument cannot separate the two (p >= SEPARATES). None when there is no such set."""
+    plain = [r for r in runs if not r["configuration"].get("control")]
+    if len(plain) != 1:
+        return None
+    base = plain[0]
+    key = {k: v for k, v in base["configuration"].items() if k not in ("record_mode", "cassettes")}
+    controls = [r for r in runs if r["configuration"].get("control") and
+                {k: v for k, v in r["configuration"].items() if k not in ("record_mode", "cassettes", "control")} == key]
+    if not controls:
+        return None
+    grades = [g for g in ("answered", "retained") if base["aggregates"].get("headline", {}).get(g)]
+    ours = outcomes(base)
+    study: dict[str, Any] = {"under_test": label_of(base), "separates_below": SEPARATES, "grades": {}}
+    for grade in grades:
+        testing = sorted(summary_testing(base, grade))
+        study["grades"][grade] = {
+            r["configuration"]["control"]: _control_credit(ours, outcomes(r), testing, grade) for r in controls}
+    return study
+
+
+def _control_credit(ours: dict[str, Any], theirs: dict[str, Any], testing: list[str], grade: str) -> dict[str, Any]:
+    shared = [k for k in testing if k in theirs and ours[k][grade] is not None and theirs[k][grade] is not None]
+
+    def credit(keys: list[str]) -> dict[str, Any]:
+        a = sum(bool(ours[k][grade]) for k in keys)
+        b = sum(bool(theirs[k][grade]) for k in keys)
+        only_a = sum(1 for k in keys if ours[k][grade] and not theirs[k][grade])
+        only_b = sum(1 for k in keys if theirs[k][grade] and not ours[k][grade])
+        p = mcnemar_exact(only_a, only_b)
+        return {"probes": len(keys), "summarizer": a, "control": b, "share": round(b / a, 4) if a else None,
+                "p_value": round(p, 6), "separated": p < SEPARATES}
+
+    groups: dict[str, dict[str, list[str]]] = {"kind": defaultdict(list), "case": defaultdict(list)}
+    for k in shared:
+        groups["kind"][ours[k]["kind"]].append(k)
+        groups["case"][k.rpartition("/")[0]].append(k)
+    return {"overall": credit(shared),
+            "by_kind": {name: credit(keys) for name, keys in sorted(groups["kind"].items())},
+            "by_case": {name: credit(keys) for name, keys in sorted(groups["case"].items())}}
 
 
 SPEC_KEYS = ("model", "summarizer_spec", "answerer", "judge")
