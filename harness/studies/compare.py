@@ -95,7 +95,7 @@ def _control_credit(ours: dict[str, Any], theirs: dict[str, Any], testing: list[
         only_b = sum(1 for k in keys if theirs[k][grade] and not ours[k][grade])
         p = mcnemar_exact(only_a, only_b)
         return {"probes": len(keys), "summarizer": a, "control": b, "share": round(b / a, 4) if a else None,
-                "p_value": round(p, 6), "separated": p < SEPARATES}
+                "p_value": float(f"{p:.3g}"), "separated": p < SEPARATES}
 
     groups: dict[str, dict[str, list[str]]] = {"kind": defaultdict(list), "case": defaultdict(list)}
     for k in shared:
