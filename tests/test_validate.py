@@ -79,7 +79,7 @@ def _result(q, c, measured):
             "decision": decide(q, c).to_json()}
 
 
-_FIGURE = re.compile(r"\$\d+\.\d+|\d+(?:\.\d+)?%|p=\d[\d.e-]*\d|\d+\.\d+ points|\d+ probes")
+_FIGURE = re.compile(r"\$\d+\.\d+|\d+(?:\.\d+)?%|p[=<]\d[\d.e-]*\d|p=\d|\d+\.\d+ points|\d+ probes")
 
 
 def assert_quotes_only_shown(result):

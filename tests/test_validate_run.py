@@ -72,3 +72,34 @@ def test_unknown_control_is_one_line(capsys, tmp_path):
                  str(tmp_path / "v"), "--cases", ONE[0]]) == 2
     error = capsys.readouterr().err.strip()
     assert "\n" not in error and "control:NAME" in error and "keyword-bag" in error
+
+
+def test_keyword_bag_control_is_a_known_significant_difference(tmp_path, capsys):
+    """builtin against its own summaries replaced by a keyword bag of their size, on two cases that compact:
+    the verdict names a significant quality difference, and its numbers are the lines printed beside it."""
+    out = tmp_path / "v"
+    cases = ["edge-32k-window", "long-auth-refactor"]
+    args = ["validate-summarizer", "--model", "builtin", "--alt-model", "control:keyword-bag", "--out", str(out),
+            *(a for case in cases for a in ("--cases", case))]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    verdict = json.loads((out / "verdict.json").read_text())
+    q = verdict["quality"]
+    alt_run = json.loads((out / "alt" / "run.json").read_text())
+    assert alt_run["configuration"]["control"] == "keyword-bag" and alt_run["configuration"]["summarizer"] == "same"
+    assert q["significant"] and q["p_value"] < 0.01 and q["difference"] < 0 and q["void"] is None
+    assert verdict["decision"] == {"choice": "same", "by": "quality", "cheaper": None, "flip": "none"}
+    same_rate, alt_rate = q["rates"]["summarizer same"], q["rates"]["summarizer control:keyword-bag"]
+    # the difference is the two rates' (same probes in both) and the discordant pairs' balance
+    assert same_rate["total"] == alt_rate["total"] == q["shared_probes"]
+    assert round(alt_rate["rate"] - same_rate["rate"], 4) == round(q["difference"], 4)
+    assert round((q["only_alt"] - q["only_same"]) / q["shared_probes"], 4) == round(q["difference"], 4)
+    sentence = verdict["verdict"]
+    assert sentence.startswith("The data supports the same-model summarizer (builtin) on quality: "
+                               f"control:keyword-bag loses {abs(100 * q['difference']):.1f} points")
+    assert "cost cannot decide" in sentence
+    flat = " ".join(printed.split())  # the terminal wraps long lines
+    for quoted in (f"{100 * same_rate['rate']:.1f}% ({same_rate['passed']}/{same_rate['total']})",
+                   f"{100 * alt_rate['rate']:.1f}% ({alt_rate['passed']}/{alt_rate['total']})",
+                   f"{100 * q['difference']:+.1f} points"):
+        assert quoted in flat and quoted.lstrip("+-") in sentence

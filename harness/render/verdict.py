@@ -39,7 +39,8 @@ class Figure:
 
 
 def p_text(p: float) -> str:
-    return f"p={p:.3g}"
+    """The comparison rounds p to six places: a zero there is below 0.000001, not zero."""
+    return f"p={p:.3g}" if p > 0 else "p<0.000001"
 
 
 def points(share: float) -> str:
