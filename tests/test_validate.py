@@ -7,8 +7,7 @@ import pytest
 
 from harness.cases import discover
 from harness.cli import main
-from harness.render.verdict import figures, verdict_sentence
-from harness.studies.verdict import decide, default_plan
+from harness.studies.verdict import decide, default_plan, figures, sentence_of
 
 SMALL = ["edge-32k-window", "desktop-cli-dry-run"]
 
@@ -22,6 +21,9 @@ def test_builtin_verdict_and_outputs(tmp_path, capsys):
     assert "Nothing separates them, so keep the same-model summarizer (builtin)" in printed
     verdict = json.loads((out / "verdict.json").read_text())
     assert verdict["quality"]["difference"] == 0 and verdict["quality"]["p_value"] == 1
+    # the figures beside the sentence are in the JSON too, each with its source, and printed as lines
+    assert verdict["figures"]["quality"]["source"] == "live runs"
+    assert all(f["label"] in " ".join(printed.split()) for f in verdict["figures"].values())
     assert (out / "same" / "run.json").exists() and (out / "alt" / "run.json").exists()
     assert (out / "retention.png").read_bytes()[:4] == b"\x89PNG"
     assert "![retention](retention.png)" in (out / "verdict.md").read_text()
@@ -39,7 +41,7 @@ def test_emulator_records_then_replays(tmp_path):
     # two @emulator specs are the same builtin model: the quality half is void and the verdict says so
     assert first["verdict"].startswith("Quality cannot decide: no quality evidence either way (openai:gpt-5@emulator")
     assert "supports" not in first["verdict"]
-    assert "On cost alone, in the cost study (modelled, warm cache)" in first["verdict"]
+    assert "per compaction in the cost study (modelled, warm cache)" in first["verdict"]
     assert_quotes_only_shown(first)
     cost = first["cost"]
     assert cost["same_usd_per_compaction"] > cost["alt_usd_per_compaction"]  # gpt-5-mini at 1/5 the price
@@ -49,7 +51,7 @@ def test_emulator_records_then_replays(tmp_path):
                                               cassettes=str(tmp_path / "v" / "cassettes")), plots=False)
     assert not (tmp_path / "v2" / "retention.png").exists() and (tmp_path / "v2" / "verdict.md").exists()
     # the same quality, now resting on recorded summaries (the first run wrote them live)
-    assert {**again["quality"], "source": "live"} == first["quality"] and again["quality"]["source"] == "recorded"
+    assert {**again["quality"], "source": "live (emulator)"} == first["quality"] and again["quality"]["source"] == "recorded"
     assert "(recorded runs)" in "\n".join(f.line("alt") for f in figures(again).values())
     assert again["measured_cost"]["same"]["sources"] == ["recorded"]
 
@@ -85,7 +87,7 @@ _FIGURE = re.compile(r"\$\d+\.\d+|\d+(?:\.\d+)?%|p[=<]\d[\d.e-]*\d|p=\d|\d+\.\d+
 def assert_quotes_only_shown(result):
     """Every figure in the sentence is one printed beside it (sign aside: `loses 20.0 points` is -20.0)."""
     shown = "\n".join(f.line(result["alt_model"]) for f in figures(result).values())
-    quoted = _FIGURE.findall(result["verdict"] if "verdict" in result else verdict_sentence(result))
+    quoted = _FIGURE.findall(result["verdict"] if "verdict" in result else sentence_of(result))
     assert quoted and [x for x in quoted if x not in shown] == []
 
 
@@ -97,7 +99,7 @@ def assert_quotes_only_shown(result):
 ])
 def test_verdict_sentence(q, c, supports, flip):
     result = _result(q, c, _measured(c["same_usd"], c["alt_usd"]))
-    sentence = verdict_sentence(result)
+    sentence = sentence_of(result)
     assert sentence.count(". ") == 0 and sentence.endswith(".")
     assert f"supports the {supports}" in sentence
     assert flip in sentence
@@ -109,12 +111,12 @@ def test_sentence_names_the_measured_cost_when_it_reverses_the_study():
     """The issue's case: the modelled study (warm cache) has the same model cheaper, the runs' own cold-cache
     calls the alternative; the sentence says which is which and quotes both as printed."""
     result = _result(_q(False, 0.0), _c(0.0744 * 4, 0.1297 * 4, 0.8, hit=1.0), _measured(0.476 * 4, 0.159 * 4))
-    sentence = verdict_sentence(result)
-    assert "the same model costs $0.07440 at 100.0% cache hit against $0.12970" in sentence
+    sentence = sentence_of(result)
+    assert "the same model costs $0.07440 at 100.0% cache hit against $0.12970 for A per compaction in the cost study (modelled" in sentence
     assert "these runs' own calls (recorded, cold cache) order them the other way, $0.47600" in sentence
     assert_quotes_only_shown(result)
     same_order = _result(_q(False, 0.0), _c(1.0, 2.0, 0.8), _measured(1.0, 2.0))
-    assert "other way" not in verdict_sentence(same_order)
+    assert "other way" not in sentence_of(same_order)
 
 
 def test_default_plan(tmp_path):

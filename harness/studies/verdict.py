@@ -4,7 +4,8 @@ Runs the quality evaluation twice on the same cases, once with the summarizer `s
 cheaper model `A` (the session model answers the probes in both, so only the summarizer differs), puts the
 quality difference and its significance (exact McNemar, bootstrap interval) beside the cost difference of
 the cost study and the runs' own measured calls, and decides which choice the data supports (`decide`); the
-sentence that says so is drawn from the figures printed beside it (harness.render.verdict).
+sentence that says so quotes only the figures printed beside it (`figures`, each labelled live / recorded /
+modelled), and each half names the data it rests on.
 
 The alternative may be a reference control (`control:NAME`, harness.compaction.controls): the session model's
 own summarizer with its summary replaced, a known difference that checks the command itself.
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from harness.cases.schema import Case
 from harness.errors import HarnessError
 from harness.models import check_spec
+from harness.render.format import dollars, percent  # the one copy of number formatting (a leaf module)
 
 if TYPE_CHECKING:
     from harness.studies.compare import RunObserver
@@ -107,11 +109,12 @@ def run_pair(cases: list[Case], model: str, alt: str, out: Path, plan: Plan, pri
 
 def quality_source(*runs: dict[str, Any]) -> str:
     """What the quality half rests on: `recorded` when every summary was replayed from a cassette, `live`
-    when the summaries were written in this run (builtin, emulator or a real API), both when mixed."""
+    when the summaries were written in this run (builtin, a real API, or `live (emulator)`), both when mixed."""
     sources = {"recorded" if s.get("latency_source") == "recorded" else "live"
                for run in runs for record in run["cases"].values() if record.get("status") == "ok"
                for s in record.get("summaries", [])}
-    return "/".join(sorted(sources)) or "live"
+    emulated = any(run["configuration"]["summarizer_spec"].endswith("@emulator") for run in runs)
+    return "/".join(f"{s} (emulator)" if s == "live" and emulated else s for s in sorted(sources or {"live"}))
 
 
 def quality(same: dict[str, Any], alt: dict[str, Any]) -> dict[str, Any]:
@@ -181,11 +184,153 @@ def decide(q: dict[str, Any], c: dict[str, Any]) -> Decision:
     return Decision("same", "nothing", cheaper, flip)
 
 
+# ---------------------------------------------------------------------------------------------
+# the figures beside the verdict, and the sentence drawn from them
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One line beside the verdict: what it measures, its value for the same model and the alternative (or
+    one value for both), and where it comes from (live / recorded / modelled)."""
+
+    label: str
+    same: str
+    alt: str | None
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "same": self.same, "alt": self.alt, "source": self.source}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Figure:
+        return cls(data["label"], data["same"], data["alt"], data["source"])
+
+    def line(self, alt_name: str) -> str:
+        values = f"same {self.same}, {alt_name} {self.alt}" if self.alt is not None else self.same
+        return f"{self.label} ({self.source}): {values}"
+
+
+def p_text(p: float) -> str:
+    """The comparison rounds p to six places: a zero there is below 0.000001, not zero."""
+    return f"p={p:.3g}" if p > 0 else "p<0.000001"
+
+
+def points(share: float) -> str:
+    return f"{100 * share:+.1f} points"
+
+
+def rate_text(rate: dict[str, Any] | None) -> str:
+    if not rate or rate.get("rate") is None:
+        return "-"
+    return f"{percent(rate['rate'])} ({rate['passed']}/{rate['total']})"
+
+
+def cost_text(usd: float | None, hit: float | None) -> str:
+    return f"{dollars(usd)} at {percent(hit or 0)} cache hit"
+
+
+def figures(result: dict[str, Any]) -> dict[str, Figure]:
+    """Every figure the sentence may quote, keyed by what it is: quality over summary-testing probes, the
+    paired difference, the modelled cost study (warm cache), where its order flips, and the runs' own calls."""
+    q, c = result["quality"], result["cost"]
+    low, high = q.get("ci95") or (q["difference"], q["difference"])
+    same_rate, alt_rate = (q.get("rates", {}).get(label) for label in ("summarizer same", f"summarizer {result['alt_model']}"))
+    found = {
+        "quality": Figure(f"{q['grade']} pass rate, compacted, over summary-testing probes", rate_text(same_rate),
+                          rate_text(alt_rate), f"{q.get('source', '-')} runs"),
+        "difference": Figure("difference (alt - same) on the probes testing the summary in both runs",
+                             f"{points(q['difference'])} [{100 * low:+.1f}, {100 * high:+.1f}], exact McNemar "
+                             f"{p_text(q['p_value'])} on {q['shared_probes']} probes ({q.get('only_same', 0)} pass "
+                             f"only with same, {q.get('only_alt', 0)} only with the alternative)"
+                             + (", void: the same underlying model" if q.get("void") else ""), None,
+                             f"{q.get('source', '-')} runs"),
+    }
+    if c["compactions"]:
+        found["cost_study"] = Figure("cost per compaction, cost study, warm cache from the agent's own requests",
+                                     cost_text(c["same_usd_per_compaction"], c["cache_hit_rate"]),
+                                     dollars(c["alt_usd_per_compaction"]) if not c.get("control") else "-",
+                                     c["source"])
+    if c.get("flip_hit_rate") is not None and 0 < c["flip_hit_rate"] <= 1:
+        found["flip"] = Figure("cost study: the cache hit rate where the cost order flips",
+                               percent(c["flip_hit_rate"]), None, c["source"])
+    measured = result.get("measured_cost") or {}
+    if measured and all(m.get("totals") for m in measured.values()):
+        found["measured"] = Figure(
+            "cost per compaction, these runs' summarizer calls, cold cache (agent requests not replayed)",
+            *(cost_text(measured[n]["totals"]["per_compaction_usd"], measured[n]["totals"]["cache_hit_rate"])
+              for n in ("same", "alt")),
+            "/".join(sorted({s for m in measured.values() for s in m["sources"]})) or "-")
+    return found
+
+
+def quality_clause(result: dict[str, Any], found: dict[str, Figure]) -> str:
+    q, alt = result["quality"], result["alt_model"]
+    rates, difference = found["quality"], found["difference"]
+    basis = f"{q['grade']} pass rate over summary-testing probes, {rates.source}"
+    if q.get("void"):
+        return f"no quality evidence either way ({q['void']})"
+    if q["significant"]:
+        return (f"{alt} {'loses' if q['difference'] < 0 else 'gains'} {abs(100 * q['difference']):.1f} points "
+                f"({rates.same} against {rates.alt}, {basis}; McNemar {p_text(q['p_value'])})")
+    return (f"no significant quality difference ({points(q['difference'])}, {p_text(q['p_value'])} on "
+            f"{q['shared_probes']} probes; {rates.same} against {rates.alt}, {basis})")
+
+
+def cost_clause(result: dict[str, Any], found: dict[str, Figure]) -> str:
+    """The cost half, naming its data: the modelled cost study; the runs' own cold-cache calls are named
+    beside it when they order the two the other way."""
+    c, decision, alt = result["cost"], result["decision"], result["alt_model"]
+    if c.get("control"):
+        return (f"cost cannot decide ({alt} is the session model's own summarizer call with its summary "
+                f"replaced, so it costs the same)")
+    study = found.get("cost_study")
+    if study is None:
+        return "cost cannot decide (no case compacted)"
+    if decision["cheaper"] is None:
+        return f"both cost nothing in the cost study ({study.source}: free models)"
+    text = (f"the same model costs {study.same} against {study.alt} for {alt} per compaction in the cost study "
+            f"({study.source}, warm cache)")
+    flip = {"none": "no cache hit rate changes the cost order",
+            "same-always": "the same model stays cheaper at any cache hit rate",
+            "alt-always": f"{alt} stays cheaper at any cache hit rate"}.get(decision["flip"])
+    text += f"; {flip}" if flip else f"; the order flips at {found['flip'].same} cache hit (the same model is " \
+                                     f"cheaper above it)"
+    measured = found.get("measured")
+    runs = result.get("measured_cost") or {}
+    if measured and runs["same"]["totals"]["usd"] != runs["alt"]["totals"]["usd"]:
+        measured_cheaper = "same" if runs["same"]["totals"]["usd"] < runs["alt"]["totals"]["usd"] else "alt"
+        if measured_cheaper != decision["cheaper"]:
+            text += (f"; these runs' own calls ({measured.source}, cold cache) order them the other way, "
+                     f"{measured.same} against {measured.alt}")
+    return text
+
+
+def verdict_sentence(model: str, alt: str, q: dict[str, Any], c: dict[str, Any],
+                     measured: dict[str, Any] | None = None) -> str:
+    """The verdict from the quality half `q`, the modelled cost study `c` and the runs' measured costs."""
+    return sentence_of({"model": model, "alt_model": alt, "quality": q, "cost": c, "measured_cost": measured or {},
+                        "decision": decide(q, c).to_json()})
+
+
+def sentence_of(result: dict[str, Any], found: dict[str, Figure] | None = None) -> str:
+    """The verdict, quoting only figures in `found` (the lines printed beside it), each half naming its data."""
+    found = found if found is not None else figures(result)
+    decision, model, alt = result["decision"], result["model"], result["alt_model"]
+    quality, cost = quality_clause(result, found), cost_clause(result, found)
+    if result["quality"].get("void"):  # a void comparison supports nothing on quality: only cost can speak
+        return f"Quality cannot decide: {quality}. On cost alone, {cost}."
+    name = f"the same-model summarizer ({model})" if decision["choice"] == "same" else f"the cheaper summarizer {alt}"
+    if decision["by"] == "nothing":
+        return f"Nothing separates them, so keep {name}: {quality}; {cost}."
+    return f"The data supports {name} on {decision['by']}: {quality}; {cost}."
+
+
+
 @dataclass(frozen=True)
 class SummarizerValidation:
-    """The study's outcome: `result` is verdict.json's summary (its `plots` empty until they are drawn, its
-    `verdict` sentence written by harness.render.verdict from the figures printed beside it); the two runs
-    and the cost study are what the report files are drawn from."""
+    """The study's outcome: `result` is verdict.json's summary (its `plots` empty until they are drawn; its
+    `verdict` sentence quotes only its `figures`); the two runs and the cost study are what the report files
+    are drawn from."""
 
     result: dict[str, Any]
     same: dict[str, Any]
@@ -216,6 +361,8 @@ def validate_summarizer(cases: list[Case], model: str, alt: str, out: str | Path
               "measured_cost": measured_costs(same, alternative, prices),
               "decision": decide(q, cost).to_json(), "runs": {name: str(out / name) for name in RUNS},
               "plots": {}}
+    found = figures(result)
+    result = {**result, "figures": {k: f.to_json() for k, f in found.items()}, "verdict": sentence_of(result, found)}
     return SummarizerValidation(result, same, alternative, cost["study"], out)
 
 
