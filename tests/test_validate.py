@@ -123,3 +123,12 @@ def test_default_plan(tmp_path):
     assert default_plan("builtin", "builtin", tmp_path, None, None).record_mode == "none"
     plan = default_plan("openai:gpt-5", "openai:gpt-5-mini", tmp_path, None, None)
     assert (plan.record_mode, plan.cassettes) == ("new", str(tmp_path / "cassettes"))
+
+
+def test_the_sentence_formats_as_the_renderer_does():
+    from harness.render import format as render_format
+    from harness.studies import verdict
+
+    for value in (None, 0.0, 0.0744, 0.12345678, 1.0, 0.999):
+        assert verdict.percent(value) == render_format.percent(value)
+        assert verdict.dollars(value) == render_format.dollars(value)

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from harness.cases.schema import Case
 from harness.errors import HarnessError
 from harness.models import check_spec
-from harness.render.format import dollars, percent  # the one copy of number formatting (a leaf module)
 
 if TYPE_CHECKING:
     from harness.studies.compare import RunObserver
@@ -208,6 +207,16 @@ class Figure:
     def line(self, alt_name: str) -> str:
         values = f"same {self.same}, {alt_name} {self.alt}" if self.alt is not None else self.same
         return f"{self.label} ({self.source}): {values}"
+
+
+# The sentence quotes figures exactly as the lines beside it print them. Studies never import the renderer,
+# so these two mirror harness.render.format's percent and dollars (tests/test_validate.py holds them equal).
+def percent(share: float | None) -> str:
+    return "-" if share is None else f"{100 * share:.1f}%"
+
+
+def dollars(value: float | None) -> str:
+    return "-" if value is None else f"${value:.5f}"
 
 
 def p_text(p: float) -> str:
