@@ -11,9 +11,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     verdict = commands.add_parser("validate-summarizer", help="quality and cost: the same model against a cheaper "
                                                               "summarizer, with a one-sentence verdict")
     options.add_model(verdict, "--model", "the session model (builtin, PROVIDER:MODEL[@emulator])", required=True)
-    options.add_model(verdict, "--alt-model", "the cheaper summarizer to weigh against it", required=True)
+    options.add_model(verdict, "--alt-model", "the cheaper summarizer to weigh against it, or control:NAME (empty, "
+                                               "keyword-bag, head-first, head-last): the session model's summarizer "
+                                               "under that reference control, a known difference", required=True)
     options.add_case_selection(verdict)
     verdict.add_argument("--out", default="results/validate-summarizer", help="folder (default: %(default)s)")
+    verdict.add_argument("--resume", action="store_true", help="continue both runs in --out, skipping finished cases")
     options.add_record_options(verdict, record_default=None,
                                record_help="cassettes (default: new for API and emulator specs: record what is "
                                            "missing)",
@@ -26,11 +29,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def command(args: argparse.Namespace) -> int:
     from harness.cases import discover
-    from harness.render.verdict import show_verdict
+    from harness.render.verdict import VerdictProgress, show_verdict
     from harness.studies.verdict import validate_summarizer
 
     validation = validate_summarizer(discover(args.cases_dir, args.cases or None), args.model, args.alt_model,
                                      args.out, record_mode=args.record_mode, cassettes=args.cassettes,
-                                     prices=args.prices, concurrency=args.concurrency)
+                                     prices=args.prices, concurrency=args.concurrency, resume=args.resume,
+                                     observer=VerdictProgress(as_json=args.json))
     show_verdict(validation, as_json=args.json)
     return 0

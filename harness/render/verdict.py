@@ -1,18 +1,30 @@
-"""The same-model verdict for a reader: each run's report.md, the plots, verdict.json, verdict.md and the
-terminal lines."""
+"""The same-model verdict for a reader: the figures it rests on (each labelled live / recorded / modelled)
+beside its sentence, each run's report.md, the plots, verdict.json, verdict.md, the terminal lines, and the
+progress while the two runs go."""
 
 from __future__ import annotations
 
 import json
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
+
+from rich.text import Text
 
 from harness.render.console import stdout
 from harness.render.cost import markdown as cost_markdown
-from harness.render.format import dollars, percent
 from harness.render.plots import cost_plot, retention_plot
-from harness.render.run import write_markdown
-from harness.studies.verdict import SummarizerValidation
+from harness.render.run import RunProgress, write_markdown
+from harness.studies.verdict import Figure, SummarizerValidation
+
+if TYPE_CHECKING:
+    from harness.studies.compare import FinishedRun
+
+
+def shown(result: dict[str, Any]) -> dict[str, Figure]:
+    """The figures printed beside the verdict, as the study wrote them (its sentence quotes only these)."""
+    return {key: Figure.from_json(f) for key, f in result["figures"].items()}
 
 
 def write_plots(out: Path, same: dict[str, Any], alt: dict[str, Any], study: dict[str, Any],
@@ -25,25 +37,16 @@ def write_plots(out: Path, same: dict[str, Any], alt: dict[str, Any], study: dic
 
 
 def markdown(result: dict[str, Any], study: dict[str, Any]) -> str:
-    q, c = result["quality"], result["cost"]
+    found = shown(result)
     lines = [f"# Same-model summarizer: {result['model']} against {result['alt_model']}", "",
              f"**{result['verdict']}**", "",
              f"Cases: {', '.join(result['cases'])}.", "",
-             "| | same | " + result["alt_model"] + " |", "| --- | --- | --- |",
-             f"| {q['grade']} compacted, summary-testing probes | {percent(q['same_rate'])} | {percent(q['alt_rate'])} |",
-             f"| cost per compaction ({c['source']}) | {dollars(c['same_usd_per_compaction'])} | "
-             f"{dollars(c['alt_usd_per_compaction'])} |", "",
-             f"Difference (alt - same) {100 * q['difference']:+.1f} points, 95% bootstrap interval "
-             f"[{100 * q['ci95'][0]:+.1f}, {100 * q['ci95'][1]:+.1f}], exact McNemar p={q['p_value']:.4g} on "
-             f"{q['shared_probes']} shared probes ({q['only_same']} pass only with same, {q['only_alt']} only with "
-             f"the alternative).", ""]
+             f"| figure | data | same | {result['alt_model']} |", "| --- | --- | --- | --- |",
+             *(f"| {f.label} | {f.source} | {f.same} | {'' if f.alt is None else f.alt} |" for f in found.values()),
+             ""]
     for name, m in result["measured_cost"].items():
         if "error" in m:
             lines.append(f"- measured cost, {name}: {m['error']}")
-        elif m.get("totals"):
-            lines.append(f"- measured cost, {name} ({'/'.join(m['sources'])}): "
-                         f"{dollars(m['totals']['per_compaction_usd'])} per compaction over {m['compactions']} "
-                         f"compactions, cache hit rate {percent(m['totals']['cache_hit_rate'])}")
     lines += ["", "Runs: " + ", ".join(f"[{k}]({Path(v).name}/report.md)" for k, v in result["runs"].items()), ""]
     for name, path in result["plots"].items():
         lines += [f"![{name}]({Path(path).name})", ""]
@@ -53,7 +56,7 @@ def markdown(result: dict[str, Any], study: dict[str, Any]) -> str:
 
 def write_verdict(validation: SummarizerValidation, plots: bool = True) -> dict[str, Any]:
     """Each run's report.md, the plots (unless `plots` is false), verdict.json and verdict.md into the study's
-    folder; returns the result with the plots it drew."""
+    folder; returns the result with its verdict sentence and the plots it drew."""
     out, result = validation.out, validation.result
     for name, run in (("same", validation.same), ("alt", validation.alt)):
         write_markdown(run, out / name / "report.md")
@@ -68,15 +71,30 @@ def write_verdict(validation: SummarizerValidation, plots: bool = True) -> dict[
 
 
 def show_verdict(validation: SummarizerValidation, *, as_json: bool = False) -> None:
-    """The validate-summarizer command's output: the files, then JSON or the verdict lines."""
+    """The validate-summarizer command's output: the files, then JSON or the figures and the verdict."""
     result = write_verdict(validation)
     if as_json:
         print(json.dumps(result, indent=2))
         return
-    q, out = result["quality"], stdout()
-    out.print(f"{q['grade']} compacted over summary-testing probes: same {percent(q['same_rate'] or 0)}, {result['alt_model']} "
-              f"{percent(q['alt_rate'] or 0)}; difference {100 * q['difference']:+.1f} points "
-              f"[{100 * q['ci95'][0]:+.1f}, {100 * q['ci95'][1]:+.1f}], McNemar p={q['p_value']:.4g}")
-    out.print(f"[bold]{result['verdict']}[/]")
+    out = stdout()
+    for figure in shown(result).values():
+        out.print(figure.line(result["alt_model"]), markup=False)
+    out.print(Text(result["verdict"], style="bold"))  # Text: brackets in a reason are not markup
     out.print(f"written: {validation.out}/verdict.md, verdict.json, "
               f"{', '.join(result['plots'].values()) or 'no plots'}")
+
+
+@dataclass(frozen=True)
+class VerdictProgress:
+    """Watches the two runs (harness.studies.compare.RunObserver): run's progress bar on stderr while each
+    goes, then one line naming the finished run's folder (the verdict's own lines come after both)."""
+
+    as_json: bool = False
+
+    def running(self, label: str | None, total: int) -> AbstractContextManager[Callable[[dict[str, Any]], None]]:
+        return RunProgress(as_json=self.as_json).running(label, total)
+
+    def finished(self, finished: FinishedRun) -> None:
+        if not self.as_json:
+            stdout().print(f"{finished.run.get('label')}: {finished.run['aggregates']['cases_ok']} cases written "
+                           f"to {finished.folder.path}", markup=False)
