@@ -82,7 +82,10 @@ def test_one_failing_case_is_reported_and_the_others_finish(tmp_path):
     assert "session.jsonl:2: role: unknown role 'robot'" in run["aggregates"]["errors"]["broken"]
 
 
-def test_resume_after_an_interrupted_run_gives_the_same_run(tmp_path):
+def test_resume_after_an_interrupted_run_gives_the_same_run(tmp_path, monkeypatch):
+    import sys
+    import threading
+
     for name in ("a", "b", "c"):
         make_case(tmp_path / "cases", name)
     cases = discover(tmp_path / "cases")
@@ -91,14 +94,27 @@ def test_resume_after_an_interrupted_run_gives_the_same_run(tmp_path):
     class Stop(Exception):
         pass
 
+    matrix = sys.modules["harness.run.matrix"]  # the module (harness.run's face exports a function of that name)
+    released = threading.Event()
+    real = matrix.guarded_case_record
+
+    def held(case, plan, repeat=0):  # every case after the first waits until the interrupt: no race with it
+        if case.id != "a":
+            released.wait(30)
+        return real(case, plan, repeat)
+
     def interrupt(record):
+        released.set()
         raise Stop
 
+    monkeypatch.setattr(matrix, "guarded_case_record", held)
     folder = RunFolder(tmp_path / "part")
     with pytest.raises(Stop):
         run_cases(cases, RunConfig(), folder, run_id="r", on_case=interrupt)
+    monkeypatch.undo()
     finished = folder.finished_cases()
-    assert 1 <= len(finished) < 3  # what finished is on disk; what had not started never ran
+    # what finished is on disk: a, and b, which had started; c had not started and never ran
+    assert finished == {("a", 0), ("b", 0)}
     seen = []
     resumed = run_cases(cases, RunConfig(), folder, run_id="r", resume=True, on_case=lambda r: seen.append(r["case"]))
     assert sorted(seen) == sorted({"a", "b", "c"} - {case for case, _ in finished})  # only the rest ran
