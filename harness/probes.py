@@ -18,7 +18,7 @@ from harness.compaction import ContextSnapshot
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse
 from harness.session import Message, Session, message_text
 from harness.chat import chat_message
-from harness.matching import Haystack, Match, contains, match_items, normalise, stated_in, states  # noqa: F401
+from harness.matching import Haystack, Match, contains, match_items, stated_in, states
 
 CONDITIONS = ("compacted", "full", "floor")
 ANSWER_INSTRUCTION = "Answer from the conversation above, briefly and exactly.\n\nQuestion: {question}"

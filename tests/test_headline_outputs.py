@@ -46,7 +46,7 @@ def test_the_terminal_summary_leads_with_the_headline_and_lists_the_groups(built
     h = builtin_run["aggregates"]["headline"]["answered"]["tests_summary"]
     assert h["cases"] == 2  # the case that never compacts is not averaged in
     assert lines[1].startswith(f"answered: compacted {100 * h['rate']:.1f}% [")
-    assert f"[clustered " in lines[1] and f"({h['passed']}/{h['total']}) over {h['total']} summary-testing probes " \
+    assert "[clustered " in lines[1] and f"({h['passed']}/{h['total']}) over {h['total']} summary-testing probes " \
                                           f"in 2 cases; retained: compacted" in lines[1]
     assert lines[2].startswith("beside it (not in the headline): floor already answers ")
     assert "no compaction before 2, invalid 0" in lines[2]

@@ -3,7 +3,8 @@
 from harness.cases.schema import Probe
 from harness.compaction import ContextSnapshot
 from harness.metrics import check_summary, mcnemar_exact, normalised_retention, wilson
-from harness.probes import conditions, match, normalise, parse_judgement, retained
+from harness.matching import normalise
+from harness.probes import conditions, match, parse_judgement, retained
 from harness.session import Message, Session, ToolCall
 
 

@@ -274,7 +274,7 @@ def figures(result: dict[str, Any]) -> dict[str, Figure]:
 
 def quality_clause(result: dict[str, Any], found: dict[str, Figure]) -> str:
     q, alt = result["quality"], result["alt_model"]
-    rates, difference = found["quality"], found["difference"]
+    rates = found["quality"]
     basis = f"{q['grade']} pass rate over summary-testing probes, {rates.source}"
     if q.get("void"):
         return f"no quality evidence either way ({q['void']})"
