@@ -7,6 +7,7 @@ every step after it up to the next user message (POLICY.md).
 
 from __future__ import annotations
 
+import gzip
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -144,11 +145,17 @@ def message_text(message: Message) -> str:
 
 
 def read_session(path: str | Path) -> Session:
+    """Read `session.jsonl`, or `session.jsonl.gz` (large real sessions are stored compressed)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
+        if path.suffix == ".gz":
+            data = gzip.decompress(data)
+        text = data.decode("utf-8")
     except OSError as exc:
-        raise InputError(str(path), None, None, f"cannot read session: {exc.strerror}") from None
+        raise InputError(str(path), None, None, f"cannot read session: {exc.strerror or exc}") from None
+    except (EOFError, UnicodeDecodeError) as exc:
+        raise InputError(str(path), None, None, f"cannot read session: {exc}") from None
     return parse_session(text.splitlines(), str(path))
 
 

@@ -85,3 +85,22 @@ def test_validation_errors_exit_2_with_one_line(tmp_path, capsys, lines, line, f
 def test_missing_file_is_a_clear_error(tmp_path, capsys):
     assert main(["simulate", str(tmp_path / "nope.jsonl"), "--window", "1000"]) == 2
     assert "no such session file" in capsys.readouterr().err
+
+
+def test_reads_a_gzip_compressed_session(tmp_path):
+    import gzip
+    from harness.session import read_session
+    text = '{"role": "user", "content": "hi"}\n{"role": "assistant", "content": "hello"}\n'
+    (tmp_path / "session.jsonl.gz").write_bytes(gzip.compress(text.encode()))
+    (tmp_path / "session.jsonl").write_text(text)
+    packed, plain = read_session(tmp_path / "session.jsonl.gz"), read_session(tmp_path / "session.jsonl")
+    assert packed.messages == plain.messages and len(packed.messages) == 2
+
+
+def test_a_corrupt_gzip_session_is_a_one_line_input_error(tmp_path):
+    import pytest
+    from harness.errors import InputError
+    from harness.session import read_session
+    (tmp_path / "s.jsonl.gz").write_bytes(b"not gzip at all")
+    with pytest.raises(InputError, match="cannot read session"):
+        read_session(tmp_path / "s.jsonl.gz")

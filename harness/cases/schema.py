@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.session import Session, read_session
 
-POOLS = ("desktop", "long", "autonomous", "edge")
+POOLS = ("desktop", "long", "autonomous", "edge", "real")
 KINDS = ("goal", "constraint", "artifact", "decision", "error", "recall", "update", "progress", "continuation")
 POINT = re.compile(r"^(end|compaction:[1-9]\d*|message:\d+)$")
 
@@ -31,6 +31,7 @@ class Probe:
     draft: bool = False
     accept: tuple[str, ...] = ()  # correct answers as a capable model words them: the matchers must pass each
     reject: tuple[str, ...] = ()  # plausible wrong answers: the matchers must fail each
+    note: str | None = None  # where the fact is established (for real cases: the transcript line)
 
 
 @dataclass(frozen=True)

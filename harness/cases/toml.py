@@ -166,15 +166,18 @@ def _probe(raw: dict, where: str, number: int) -> Probe:
     at = raw.get("at", "end")
     if not isinstance(at, str) or not POINT.match(at):
         fail(f"at {at!r} must be `end`, `compaction:N` or `message:M`")
+    note = raw.get("note")
+    if note is not None and not isinstance(note, str):
+        fail("`note` must be a string")
     unknown = set(raw) - {"id", "kind", "question", "all", "none", "regex", "planted_at", "rubric", "at", "draft",
-                          "accept", "reject"}
+                          "accept", "reject", "note"}
     if unknown:
         fail(f"unknown field {sorted(unknown)[0]!r}")
     return Probe(
         id=raw["id"], kind=raw["kind"], question=raw["question"],
         all=tuple((i,) if isinstance(i, str) else tuple(i) for i in items),
         none=tuple(none), regex=regex, planted_at=planted, rubric=raw.get("rubric"), at=at,
-        draft=bool(raw.get("draft", False)), **examples,
+        draft=bool(raw.get("draft", False)), note=note, **examples,
     )
 
 
