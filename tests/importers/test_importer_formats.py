@@ -133,7 +133,7 @@ def test_codex_pairing_custom_outputs_parallel_calls_and_compacted():
     (block,) = session.compactions
     assert block.origin == "codex" and block.covers == 6
     assert block.content.startswith("Summary: build failed on TS2304")
-    assert block.meta["kept_user_messages"][0] == "Use pnpm, not npm. Make the build pass."
+    assert block.meta["kept_history"][0] == {"role": "user", "content": "Use pnpm, not npm. Make the build pass."}
     # two consecutive function_calls are one assistant message with parallel calls, results in call order
     parallel = session.messages[6]
     assert [c.id for c in parallel.tool_calls] == ["call_3", "call_4"]
