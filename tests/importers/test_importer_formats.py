@@ -101,8 +101,9 @@ def test_claude_code_live_branch_merge_pairing_and_compaction():
 def test_claude_code_openai_export_compaction_and_inline_thinking():
     session, report, _ = load("claude_code_openai.json", "claude-code-openai")
     assert session.system == "You are Claude Code."
-    assert session.messages[1].content == "On it."  # <thinking> removed
-    assert report.left_out["thinking"] == 1
+    assert session.messages[1].content == "On it."  # <thinking> moved out of the content, into meta
+    assert session.messages[1].meta == {"thinking": "find the file"}
+    assert report.thinking == {"blocks": 1, "characters": 13, "empty": 0} and not report.left_out
     (block,) = session.compactions
     assert block.origin == "claude-code" and block.covers == 3
     assert block.content.startswith("Summary: the user wants version 2.0")
