@@ -58,6 +58,20 @@ def _kept_item(item: dict[str, Any], report: ImportReport) -> dict[str, Any]:
     return {"type": kind, "content": json.dumps({k: v for k, v in item.items() if k != "type"}, ensure_ascii=False)}
 
 
+MAPPED_ITEMS = ("message", "function_call", "custom_tool_call", "function_call_output", "custom_tool_call_output")
+
+
+def _fate(kind: str, payload: dict[str, Any]) -> str:
+    """What becomes of one rollout line, for the report's account of the whole file."""
+    if kind == "compacted" or (kind == "response_item" and payload.get("type") in MAPPED_ITEMS):
+        return "kept"
+    if kind == "session_meta":
+        return "kept (system)" if payload.get("base_instructions") else "skipped as noise"
+    if kind == "response_item" and payload.get("type") == "reasoning":
+        return "left out (encrypted reasoning)"
+    return "skipped as noise"  # turn_context and event_msg are read for the model and window only
+
+
 def import_codex(text: str, path: str, report: ImportReport) -> Session:
     lines = load_jsonl(text, path, EXPECTED)
     builder = SessionBuilder(path, report)
@@ -66,6 +80,7 @@ def import_codex(text: str, path: str, report: ImportReport) -> Session:
         if not isinstance(kind, str) or not isinstance(payload, dict):
             raise InputError(path, number, "type" if not isinstance(kind, str) else "payload", f"missing; expected {EXPECTED}")
         ts = line.get("timestamp")
+        before = report.redacted
         if kind == "session_meta":
             instructions = payload.get("base_instructions")
             instructions = instructions.get("text") if isinstance(instructions, dict) else instructions
@@ -89,6 +104,8 @@ def import_codex(text: str, path: str, report: ImportReport) -> Session:
             _response_item(builder, payload, number, ts, path, report)
         else:
             report.skip(f"line type: {kind}")
+        fate = _fate(kind, payload)
+        report.fate("kept, secret redacted" if fate == "kept" and report.redacted > before else fate)
     return builder.build()
 
 

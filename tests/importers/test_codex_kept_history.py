@@ -91,3 +91,16 @@ def test_unmatched_kept_text_is_a_kept_item_not_part_of_the_summary(tmp_path):
     ours = AtRecordedPoints(make_policy("default", PolicyConfig(272_000)))
     ours.begin(session, lambda i: 0, 0)
     assert ours.budget(point) == o200k.count_text(SUMMARY)  # nor in the budget our summary gets
+
+
+def test_every_rollout_line_has_a_fate(tmp_path):
+    kept = [message("developer", PERMISSIONS), message("user", TASK), summary_copy()]
+    path = rollout(tmp_path, kept)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(line("response_item", {"type": "reasoning", "encrypted_content": "gAAA"})) + "\n")
+        handle.write(json.dumps(line("event_msg", {"type": "token_count"})) + "\n")
+        handle.write(json.dumps(line("response_item", message("assistant", "Key sk-abcdefghijklmnopqrstu1234"))) + "\n")
+    _, report, _ = import_transcript(path, "codex")
+    assert report.entries == {"kept (system)": 1, "skipped as noise": 2, "kept": 8, "left out (encrypted reasoning)": 1,
+                              "kept, secret redacted": 1}
+    assert sum(report.entries.values()) == len(path.read_text(encoding="utf-8").splitlines())
