@@ -5,21 +5,24 @@ implies; `view` writes and serves it; and headless Chromium renders it with no c
 from __future__ import annotations
 
 import io
+import json
 import re
 import shutil
 import subprocess
 import threading
 import urllib.request
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
 from harness.cli import main
-from harness.render.lost import lost_probes
+from harness.render.lost import lost_by_key, lost_probes
 from harness.render.run import print_lost
 from harness.render.view import page_server, report_page
 from harness.results.folder import read_run
+from harness.studies.gate import make_baseline, outcomes, summary_testing
 
 
 CHROMIUM = next((found for name in ("chromium", "chromium-browser", "google-chrome") if (found := shutil.which(name))),
@@ -133,3 +136,43 @@ def test_the_console_check_sees_a_script_error(tmp_path):
     broken.write_text("<!DOCTYPE html><html><body><script>undefinedFunction();</script></body></html>")
     result = chromium(broken, "--dump-dom")
     assert any(":CONSOLE" in line and "undefinedFunction" in line for line in result.stderr.splitlines())
+
+
+def test_junit_failures_carry_question_expected_and_answer(run_folder, tmp_path):
+    run = read_run(run_folder)
+    baseline = make_baseline(run)
+    regressed = sorted(expected_lost(run))[0]
+    baseline["probes"][regressed][run["aggregates"]["grade"]] = True  # it passed in the baseline
+    baseline_file = tmp_path / "baseline.json"
+    baseline_file.write_text(json.dumps(baseline))
+    junit = tmp_path / "junit.xml"
+    assert main(["gate", str(run_folder), "--baseline", str(baseline_file), "--junit", str(junit)]) == 1
+    suite = ET.parse(junit).getroot()
+    case_id, _, probe_id = regressed.rpartition("/")
+    failure = suite.find(f"testcase[@classname='{case_id}'][@name='{probe_id}']/failure")
+    lost = lost_by_key(run, run_folder)[regressed]
+    assert failure is not None and f"question: {lost.question}" in failure.text
+    assert f"expected: {'; '.join(lost.expected)}" in failure.text and "answer (compacted): " in failure.text
+    others = [c for c in suite.iter("testcase") if f"{c.get('classname')}/{c.get('name')}" in expected_lost(run)
+              and c.get("name") != probe_id]
+    assert others and all("question: " in c.find("system-out").text for c in others)  # lost in both: details too
+
+
+def test_compare_lists_the_probes_that_flipped(run_folder, tmp_path, capsys):
+    empty = tmp_path / "empty"
+    assert main(["run", "--cases-dir", str(LIBRARY), "--cases", "edge-32k-window", "--control", "empty",
+                 "--out", str(empty), "--json"]) == 0
+    capsys.readouterr()
+    markdown = tmp_path / "comparison.md"
+    assert main(["compare", str(run_folder), str(empty), "--markdown", str(markdown)]) == 0
+    terminal = capsys.readouterr().out
+    ours, theirs = read_run(run_folder), read_run(empty)
+    grade = ours["aggregates"]["grade"]
+    testing = summary_testing(ours, grade) & summary_testing(theirs, grade)
+    a, b = outcomes(ours), outcomes(theirs)
+    flipped = sorted(k for k in testing if k in b and a[k][grade] and not b[k][grade])
+    assert flipped, "the empty control must lose some probe the summarizer keeps"
+    text = markdown.read_text()
+    assert "### Probes that flipped" in text and all(k in text for k in flipped)
+    assert "flipped: " in terminal and all(k in terminal for k in flipped)
+    assert "### Which figure answers which question" in text

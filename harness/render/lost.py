@@ -82,6 +82,12 @@ def lost_probes(run: dict[str, Any], folder: Path | None = None) -> list[LostPro
     return out
 
 
+def lost_by_key(run: dict[str, Any], run_path: str | Path | None = None) -> dict[str, LostProbe]:
+    """The lost probes keyed `case/probe` (as the gate names them); `run_path` is the folder or its run.json."""
+    folder = None if run_path is None else (Path(run_path) if Path(run_path).is_dir() else Path(run_path).parent)
+    return {p.key: p for p in lost_probes(run, folder)}
+
+
 def _one_line(text: str, limit: int = 160) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[:limit - 1] + "…"

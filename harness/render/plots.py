@@ -153,7 +153,7 @@ def cost_plot(result: dict[str, Any], path: str | Path) -> Path:
 
 
 def sweep_plot(rows: list[dict[str, Any]], path: str | Path, title: str = "") -> Path:
-    """Compactions and risks against the reserve, one line per window (the reserve axis is log 2)."""
+    """Compactions and risks against the reserve, one line per policy and window (the reserve axis is log 2)."""
     if not rows:
         raise HarnessError("sweep plot: the sweep has no rows (every reserve was at or above the window)")
     plt = _pyplot()
@@ -161,10 +161,15 @@ def sweep_plot(rows: list[dict[str, Any]], path: str | Path, title: str = "") ->
     panels = [("compactions", "compactions")] + [(kind, kind.replace("_", " ")) for kind in SWEEP_RISKS
                                                  if any(row.get(kind) for row in rows)]
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), squeeze=False)
+    policies = list(dict.fromkeys(row["policy"] for row in rows))
     for ax, (key, label) in zip(axes[0], panels):
-        for window in windows:
-            points = sorted((row["reserve_tokens"], row[key]) for row in rows if row["context_window"] == window)
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=_tokens_label(window))
+        for policy in policies:  # one line per policy and window: joining policies would zig-zag
+            for window in windows:
+                points = sorted((row["reserve_tokens"], row[key]) for row in rows
+                                if row["context_window"] == window and row["policy"] == policy)
+                if points:
+                    name = _tokens_label(window) if len(policies) == 1 else f"{policy}, {_tokens_label(window)}"
+                    ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=name)
         ax.set_xscale("log", base=2)
         reserves = sorted({row["reserve_tokens"] for row in rows})
         ax.set_xticks(reserves, [f"{r // 1024}Ki" if r % 1024 == 0 else str(r) for r in reserves], fontsize=8)
@@ -174,7 +179,7 @@ def sweep_plot(rows: list[dict[str, Any]], path: str | Path, title: str = "") ->
         ax.set_ylabel("compactions" if key == "compactions" else "sends at risk")
         ax.set_title(label, fontsize=10)
         ax.grid(alpha=0.3)
-    axes[0][0].legend(title="window", fontsize=8)
+    axes[0][0].legend(title="window" if len(policies) == 1 else "policy, window", fontsize=8)
     if title:
         fig.suptitle(title, fontsize=11)
     return _save(fig, path)
