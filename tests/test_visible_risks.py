@@ -80,3 +80,12 @@ def test_run_shows_the_risks_simulate_counts(tmp_path, capsys):
 
 def test_fact_age_buckets_sort_as_numbers():
     assert sorted(["200+", "10-49", "0-9", "50-199"], key=age_key) == ["0-9", "10-49", "50-199", "200+"]
+
+
+def test_a_run_where_no_case_compacts_warns(tmp_path, capsys):
+    make_case(tmp_path / "cases", "quiet", window=200_000)
+    assert main(["run", "--cases-dir", str(tmp_path / "cases"), "--out", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    assert "warning: no case compacted under its window (quiet): nothing in this run tests a summary" in out
+    assert "**warning: no case compacted" in (tmp_path / "run" / "report.md").read_text()
+    assert "warning: no case compacted" in (tmp_path / "run" / "report.html").read_text()

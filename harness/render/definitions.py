@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 DEFINITIONS = (
     ("compacted / full / floor", "the three conditions a probe is asked under: the compacted context; the whole "
                                  "history (the ceiling); the same tail with no summary (what survives without it)"),
@@ -52,4 +54,5 @@ def markdown_questions() -> list[str]:
 
 def help_epilog() -> str:
     """The definitions for --help (argparse keeps the line breaks with RawDescriptionHelpFormatter)."""
-    return "figures:\n" + "\n".join(f"  {name}: {meaning}" for name, meaning in DEFINITIONS)
+    return "figures:\n" + "\n".join(textwrap.fill(f"{name}: {meaning}", 100, initial_indent="  ",
+                                                    subsequent_indent="      ") for name, meaning in DEFINITIONS)

@@ -13,7 +13,8 @@ from typing import Any
 from harness.probes import CONDITIONS
 from harness.render.definitions import DEFINITIONS
 from harness.render.format import fixed, wilson_rate
-from harness.render.headline import groups_line, headline_line, lead_headline, never_compacted_lines
+from harness.render.headline import (groups_line, headline_line, lead_headline, never_compacted_lines,
+                                     nothing_compacted_line)
 from harness.render.html_case import case_section
 from harness.render.lost import lost_probes
 from harness.render.markup import Cell, num, paragraph, section, table
@@ -51,7 +52,9 @@ def report_html(run: dict[str, Any], folder: Path | None = None) -> str:
 def headline_section(run: dict[str, Any]) -> str:
     agg = run["aggregates"]
     lead = lead_headline(agg)
-    lines = [paragraph(headline_line(agg) or "no headline (a run written before it existed)", "headline")]
+    warning = nothing_compacted_line(agg)
+    lines = [paragraph(warning, "fail") if warning else "",
+             paragraph(headline_line(agg) or "no headline (a run written before it existed)", "headline")]
     if lead is not None:
         lines.append(paragraph(groups_line(lead), "beside"))
     lines += [paragraph(f"never compacts (not averaged in): {line}", "muted") for line in never_compacted_lines(agg)]

@@ -6,6 +6,7 @@ report.html and the gate's JUnit."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ class LostProbe:
 
     @property
     def excerpt(self) -> str:
-        return excerpt(self.summary)
+        return excerpt(self.summary, f"{self.question} {' '.join(self.expected)}")
 
     def why(self) -> str:
         """What the matchers found wrong: missing expected facts, forbidden ones present."""
@@ -41,14 +42,21 @@ class LostProbe:
         return "; ".join(parts) or "graded a fail"
 
 
-def excerpt(summary: str | None, limit: int = EXCERPT_CHARS) -> str:
-    """The summary's start on one line, without its header line; a dash when there is none."""
+WORD = re.compile(r"[a-z0-9_]{3,}")
+
+
+def excerpt(summary: str | None, about: str = "", limit: int = EXCERPT_CHARS) -> str:
+    """The summary lines nearest the probe (most words shared with its question and expected facts), from
+    the best on, on one line; the summary's start when nothing is shared; a dash when there is no summary."""
     if not summary:
         return "-"
-    lines = [line for line in summary.splitlines() if line.strip()]
+    lines = [line.strip() for line in summary.splitlines() if line.strip()]
     if lines and lines[0].startswith("[") and lines[0].endswith("]"):
         lines = lines[1:]  # "[Summary of the earlier conversation, ...]"
-    text = " ".join(line.strip() for line in lines)
+    wanted = set(WORD.findall(about.lower()))
+    scores = [len(wanted & set(WORD.findall(line.lower()))) for line in lines]
+    start = scores.index(max(scores)) if scores and max(scores) > 0 else 0
+    text = " ".join(lines[start:])
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 

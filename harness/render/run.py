@@ -24,7 +24,7 @@ from harness.render.plots import age_key, retention_plot
 from harness.render.risks import markdown_risks, risk_line
 from harness.render.format import dollars, fixed, percent, wilson_rate
 from harness.render.headline import (agreement_line, groups_line, headline_line, judged_line, kind_rows,
-                                     lead_headline, never_compacted_lines)
+                                     lead_headline, never_compacted_lines, nothing_compacted_line)
 from harness.render.points import markdown_compaction_points
 from harness.results.aggregate import GRADES
 
@@ -133,6 +133,9 @@ def print_lost(lost: list[LostProbe], grade: str, console: Console) -> None:
 def print_headline(agg: dict[str, Any], console: Console) -> None:
     """The terminal's lead: the headline over summary-testing probes, the other groups, per kind with n, the
     cases that never compact, the agreement and judged means (one line each)."""
+    warning = nothing_compacted_line(agg)
+    if warning:
+        console.print(Text(warning, style="bold red"))
     lead = lead_headline(agg)
     if lead is None:
         return
@@ -155,10 +158,11 @@ def print_headline(agg: dict[str, Any], console: Console) -> None:
 def markdown_headline(agg: dict[str, Any]) -> list[str]:
     """report.md's lead: the headline, the other groups, per kind with n, the cases that never compact, the
     agreement with its disagreements, judged means."""
+    warning = nothing_compacted_line(agg)
     lead = lead_headline(agg)
     if lead is None:
-        return []
-    lines = [f"**{headline_line(agg)}**", "", groups_line(lead) + ".", ""]
+        return [f"**{warning}**", ""] if warning else []
+    lines = ([f"**{warning}**", ""] if warning else []) + [f"**{headline_line(agg)}**", "", groups_line(lead) + ".", ""]
     if lead["by_kind"]:
         lines += [f"### By kind (summary-testing probes, {lead['grade']})", "",
                   "| kind | n | compacted [Wilson] [clustered] |", "| --- | --- | --- |",
