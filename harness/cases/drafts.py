@@ -9,9 +9,11 @@ answerable on the full history. A person edits the question and expected facts a
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from harness.cases.schema import Case
 from harness.cases.toml import session_file_of, toml_table
 from harness.session import Message, Session, message_text, read_session
 
@@ -34,7 +36,30 @@ def draft_probes(case_dir: str | Path) -> list[dict[str, Any]]:
     probes += _errors(session)
     probes += _constraints(session)
     probes += _plan(session)
-    return probes
+    return probes + at_recorded_compactions(session, probes)
+
+
+def at_recorded_compactions(session: Session, probes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same candidates asked just after the recorded compaction that first folded their fact away
+    (`at = "compaction:N"`, for `run --at-recorded-points`): what that summary had to carry."""
+    out, previous = [], 0
+    for number, record in enumerate(sorted(session.compactions, key=lambda c: c.position), start=1):
+        for probe in probes:
+            if previous <= probe["planted_at"] < record.covers:
+                out.append({**probe, "id": f"{probe['id']}-at-c{number}", "at": f"compaction:{number}"})
+        previous = max(previous, record.covers)
+    return out
+
+
+def without_drafts(cases: list[Case]) -> tuple[list[Case], int]:
+    """The cases with their `draft = true` probes left out (a draft is unreviewed: its grade means nothing
+    yet), and how many were left out."""
+    kept, dropped = [], 0
+    for case in cases:
+        reviewed = tuple(p for p in case.probes if not p.draft)
+        dropped += len(case.probes) - len(reviewed)
+        kept.append(case if len(reviewed) == len(case.probes) else replace(case, probes=reviewed))
+    return kept, dropped
 
 
 def _probe(id: str, kind: str, question: str, all_items: list[Any], planted_at: int, evidence: str) -> dict[str, Any]:
@@ -128,6 +153,6 @@ def render_probes(probes: list[dict[str, Any]]) -> str:
         evidence = probe.get("evidence")
         if evidence:
             out += ["# evidence: " + line for line in evidence.splitlines()[:3]]
-        keys = ("id", "kind", "question", "all", "none", "planted_at", "rubric", "draft")
+        keys = ("id", "kind", "question", "all", "none", "planted_at", "at", "rubric", "draft")
         out.append(toml_table("probe", {key: probe[key] for key in keys if key in probe}, array=True))
     return "\n".join(out) + "\n"

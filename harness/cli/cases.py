@@ -73,8 +73,10 @@ def case_problems(case: Case) -> list[str]:
     except HarnessError as exc:
         return [str(exc)]
     where = case.directory / "case.toml"
-    return problems + thinking_only_problems(case) + [f"{where}: probe {probe.id}: {problem}" for probe in case.probes
-                                                      for problem in example_problems(probe)]
+    drafts = [f"{where}: probe {probe.id}: draft = true: review its question and expected facts, then remove "
+              f"`draft` (run skips it unless --include-drafts)" for probe in case.probes if probe.draft]
+    return problems + drafts + thinking_only_problems(case) + [
+        f"{where}: probe {probe.id}: {problem}" for probe in case.probes for problem in example_problems(probe)]
 
 
 def grade_command(args: argparse.Namespace) -> int:

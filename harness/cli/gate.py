@@ -38,7 +38,10 @@ def command(args: argparse.Namespace) -> int:
         show_baseline(update_baseline(run, args.baseline), args.baseline)
         return 0
     verdict = gate(run, read_baseline(args.baseline), parse_thresholds(args))
-    show_gate(verdict, run["run_id"], args.baseline, junit=args.junit, markdown_path=args.markdown)
+    from harness.render.lost import lost_by_key
+
+    show_gate(verdict, run["run_id"], args.baseline, junit=args.junit, markdown_path=args.markdown,
+              lost=lost_by_key(run, args.run) if args.junit else None)
     return verdict.exit_code
 
 

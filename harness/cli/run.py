@@ -14,6 +14,12 @@ if TYPE_CHECKING:
     from harness.run.config import RunConfig
 
 
+def help_epilog() -> str:
+    from harness.render.definitions import help_epilog as figures
+
+    return figures()
+
+
 def add_parser(commands: argparse._SubParsersAction) -> None:
     run = commands.add_parser("run", help="evaluate compaction over the case library (default: all, builtin)")
     options.add_case_selection(run)
@@ -49,7 +55,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--label", help="a name for the run (part of the run id)")
     run.add_argument("--resume", action="store_true", help="continue the run in --out, skipping finished cases")
     run.add_argument("--shard", metavar="I/N", help="run a deterministic 1/N of the case x configuration matrix")
+    run.add_argument("--include-drafts", action="store_true",
+                     help="also run probes marked draft = true (unreviewed; skipped by default)")
     options.add_json(run, "print the run's summary as one JSON document")
+    run.epilog = help_epilog()
+    run.formatter_class = argparse.RawDescriptionHelpFormatter
     run.set_defaults(func=command)
 
 
@@ -62,8 +72,16 @@ def command(args: argparse.Namespace) -> int:
         raise HarnessError("--resume needs --out DIR: the folder of the run to continue")
     run_options = RunOptions(out=Path(args.out) if args.out else None, label=args.label, resume=args.resume,
                              repeat=args.repeat, concurrency=args.concurrency, shard=args.shard)
-    result = run_configurations(discover(args.cases_dir, args.cases or None), run_configs(args), run_options,
-                                RunProgress(as_json=args.json))
+    cases = discover(args.cases_dir, args.cases or None)
+    if not args.include_drafts:
+        from harness.cases.drafts import without_drafts
+        from harness.render.console import stderr
+
+        cases, drafts = without_drafts(cases)
+        if drafts:
+            stderr().print(f"skipping {drafts} draft probe{'' if drafts == 1 else 's'} (draft = true; "
+                           f"--include-drafts runs them)", markup=False)
+    result = run_configurations(cases, run_configs(args), run_options, RunProgress(as_json=args.json))
     show_runs(result, as_json=args.json)
     return 1 if result.failed else 0
 

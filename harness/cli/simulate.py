@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 import harness.cli.options as options
+from harness.errors import HarnessError
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -29,7 +30,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def command(args: argparse.Namespace) -> int:
     from harness.compaction.summarizer import model_summarizer
     from harness.render.simulate import show_simulations, show_sweep
-    from harness.studies.simulate import Simulator, config_for, load_target, parse_int_list
+    from harness.studies.simulate import Simulator, config_for, load_target, parse_int_list, skipped_combinations
 
     target = load_target(args.target)
     extra = {"summarizer": model_summarizer(args.summarizer)} if args.summarizer else {}
@@ -39,8 +40,12 @@ def command(args: argparse.Namespace) -> int:
     if args.sweep:
         windows = parse_int_list(args.windows, "--windows") if args.windows else [config.context_window]
         reserves = parse_int_list(args.reserves, "--reserves")
+        skipped = skipped_combinations(windows, reserves)
+        if len(skipped) == len(windows) * len(reserves):
+            raise HarnessError(f"--sweep: nothing to run, every combination has reserve >= window "
+                               f"({'; '.join(s['reason'].split(':')[0] for s in skipped)})")
         rows = [row for policy in policies for row in simulator.sweep(policy, config, windows, reserves)]
-        show_sweep(target.name, rows, plot=args.plot, as_json=args.json)
+        show_sweep(target.name, rows, skipped, plot=args.plot, as_json=args.json)
     else:
         show_simulations([simulator.run(policy, config) for policy in policies], as_json=args.json)
     return 0

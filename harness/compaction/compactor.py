@@ -74,6 +74,7 @@ class Compactor:
     def send(self, index: int) -> None:
         context, config = self.context, self.policy.config
         self.replay.sends += 1
+        self.replay.timeline.append((index, context.est_total, context.true_total))  # the report's timeline
         mid_turn = index > 0 and self.session.messages[index - 1].role == "tool"
         if self._prunes and not mid_turn:
             self._prune(index)

@@ -56,6 +56,7 @@ class Replay:
     notices: list[str] = field(default_factory=list)
     prunes: list[PruneEvent] = field(default_factory=list)
     summaries: list[SummaryCall] = field(default_factory=list)
+    timeline: list[tuple[int, int, int]] = field(default_factory=list)  # per send: index, est and true tokens
 
     def risk_counts(self) -> dict[str, int]:
         counts = dict.fromkeys(RISK_KINDS, 0)

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.render.console import stdout
+from harness.render.definitions import QUESTIONS, markdown_questions
 from harness.render.format import fixed, headline_rate, number, rate_percent, sourced_dollars, wilson_rate
 from harness.render.headline import GROUP_NAMES, testing_phrase
 from harness.render.points import markdown_compaction_points
@@ -94,6 +95,21 @@ def void_notes(result: dict[str, Any]) -> list[str]:
             for p in result["pairs"] if p.get("void")]
 
 
+def flip_lines(result: dict[str, Any]) -> list[str]:
+    """Per pair, the probes that flipped: passing in one run and failing in the other (summary-testing in both)."""
+    lines = []
+    for p in result["pairs"]:
+        for side, other, key in (("a", "b", "passes_only_in_a"), ("b", "a", "passes_only_in_b")):
+            if p.get(key):
+                lines.append(f"{p[side]} passes, {p[other]} fails ({len(p[key])}): {', '.join(p[key])}")
+    return lines
+
+
+def markdown_flips(result: dict[str, Any]) -> list[str]:
+    lines = flip_lines(result)
+    return ["", "### Probes that flipped", "", *(f"- {line}" for line in lines)] if lines else []
+
+
 def markdown(result: dict[str, Any]) -> str:
     runs = result["runs"]
     lines = [f"## Comparison ({result['grade']})", "", "| | " + " | ".join(r["label"] for r in runs) + " |",
@@ -105,7 +121,7 @@ def markdown(result: dict[str, Any]) -> str:
     lines += ["| " + " | ".join(pair_cells(p)) + " |" for p in result["pairs"]]
     notes = void_notes(result)
     lines += [""] + [f"- **Void:** {n}" for n in notes] if notes else []
-    return "\n".join(lines + controls_markdown(result)) + "\n"
+    return "\n".join(lines + markdown_flips(result) + markdown_questions() + controls_markdown(result)) + "\n"
 
 
 def _credit_cell(c: dict[str, Any]) -> str:
@@ -178,6 +194,9 @@ def print_comparison(result: dict[str, Any], console: Console) -> None:
     console.print(pairs)
     for note in void_notes(result):
         console.print(Text(f"void: {note}"))
+    for line in flip_lines(result):
+        console.print(Text(f"flipped: {line}"))
+    console.print(Text("which figure answers which question: " + "; ".join(f"{q} {a}" for q, a in QUESTIONS)))
     study = result.get("controls")
     for grade, by_control in (study or {}).get("grades", {}).items():
         cells = "; ".join(f"{name} {_credit_cell(c['overall'])}" for name, c in by_control.items())

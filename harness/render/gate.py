@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from rich.console import Console
 from rich.table import Table
@@ -14,6 +14,7 @@ from harness.render.console import stdout
 from rich.text import Text
 
 from harness.render.format import fixed, percent, wilson_rate
+from harness.render.lost import LostProbe, lost_text
 from harness.studies.gate import Verdict
 
 
@@ -43,7 +44,9 @@ def judged_text(verdict: Verdict) -> str | None:
             f"{mean(verdict.judged['now'])}")
 
 
-def junit_xml(verdict: Verdict, run_id: str) -> str:
+def junit_xml(verdict: Verdict, run_id: str, lost: Mapping[str, LostProbe] | None = None) -> str:
+    """One test case per probe; a failing probe's body says what was asked, expected and answered (`lost`)."""
+    lost = lost or {}
     suite = ET.Element("testsuite", name=f"compaction-harness {run_id}", tests=str(len(verdict.rows)),
                        failures=str(len(verdict.regressions) + (1 if verdict.failures else 0)))
     properties = ET.SubElement(suite, "properties")
@@ -57,12 +60,15 @@ def junit_xml(verdict: Verdict, run_id: str) -> str:
     for key, row in verdict.rows.items():
         case_id, _, probe_id = key.rpartition("/")
         case = ET.SubElement(suite, "testcase", classname=case_id, name=probe_id)
+        details = lost_text(lost[key]) if key in lost else None
         if key in regressed:
-            ET.SubElement(case, "failure", message=f"{row['kind']} probe passed in the baseline and fails now")
+            failure = ET.SubElement(case, "failure", message=f"{row['kind']} probe passed in the baseline and fails now")
+            failure.text = details
         elif not row["valid"]:
             ET.SubElement(case, "skipped", message="invalid: fails on the full history")
         elif row["now"] is False:
-            ET.SubElement(case, "system-out").text = "fails now and failed in the baseline"
+            ET.SubElement(case, "system-out").text = "fails now and failed in the baseline" + (
+                f"\n{details}" if details else "")
     for number, failure in enumerate(verdict.failures, start=1):
         case = ET.SubElement(suite, "testcase", classname="aggregates", name=f"threshold-{number}")
         ET.SubElement(case, "failure", message=failure)
@@ -112,10 +118,10 @@ def print_verdict(verdict: Verdict, console: Console) -> None:
 
 
 def show_gate(verdict: Verdict, run_id: str, baseline_path: str, *, junit: str | None = None,
-              markdown_path: str | None = None) -> None:
+              markdown_path: str | None = None, lost: Mapping[str, LostProbe] | None = None) -> None:
     """The files asked for (JUnit XML, markdown), then the terminal verdict."""
     if junit:
-        Path(junit).write_text(junit_xml(verdict, run_id), encoding="utf-8")
+        Path(junit).write_text(junit_xml(verdict, run_id, lost), encoding="utf-8")
     if markdown_path:
         Path(markdown_path).write_text(markdown(verdict, run_id, baseline_path), encoding="utf-8")
     print_verdict(verdict, stdout())

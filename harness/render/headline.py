@@ -58,6 +58,15 @@ def never_compacted_lines(agg: dict[str, Any]) -> list[str]:
             for case, facts in (agg.get("never_compacted") or {}).items()]
 
 
+def nothing_compacted_line(agg: dict[str, Any]) -> str | None:
+    """A warning when no finished case compacted: then no probe tests a summary, whatever the rates say."""
+    never = agg.get("never_compacted") or {}
+    if not agg.get("cases_ok") or len(never) < agg["cases_ok"]:
+        return None
+    return (f"warning: no case compacted under its window ({', '.join(never)}): nothing in this run tests a "
+            f"summary; lower the window (--window N) or pick cases that fill theirs")
+
+
 def agreement_line(agg: dict[str, Any]) -> str | None:
     found = agg.get("agreement")
     if not found:

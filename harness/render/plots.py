@@ -40,7 +40,20 @@ def _save(fig, path: str | Path) -> Path:
     return path
 
 
-def _age_key(bucket: str) -> int:
+def _svg(fig) -> str:
+    """The figure as inline SVG markup (for report.html: one file, no image requests)."""
+    import io
+
+    buffer = io.StringIO()
+    fig.tight_layout()
+    fig.savefig(buffer, format="svg")
+    _pyplot().close(fig)
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]  # drop the XML prolog and DOCTYPE: the SVG sits inside HTML
+
+
+def age_key(bucket: str) -> int:
+    """Fact-age buckets in numeric order (`0-9` < `10-49` < `200+`), not as text."""
     head = bucket.split("-")[0].rstrip("+")
     return int(head) if head.isdigit() else 10**9
 
@@ -61,9 +74,17 @@ def _rate_series(groups: dict[str, dict], order) -> tuple[list[str], list[float]
 
 def retention_plot(runs: Sequence[tuple[str, dict[str, Any]]], path: str | Path) -> Path:
     """Compacted pass rate (Wilson 95% bars) by fact age and by compactions survived, one line per run."""
+    return _save(_retention_figure(runs), path)
+
+
+def retention_svg(runs: Sequence[tuple[str, dict[str, Any]]]) -> str:
+    return _svg(_retention_figure(runs))
+
+
+def _retention_figure(runs: Sequence[tuple[str, dict[str, Any]]]):
     plt = _pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    panels = (("by_age", "fact age (messages since planted)", _age_key),
+    panels = (("by_age", "fact age (messages since planted)", age_key),
               ("by_compactions_survived", "compactions the fact has lived through", lambda k: int(k) if k.isdigit() else 99))
     grade = runs[0][1]["aggregates"]["grade"] if runs else "retained"
     for ax, (key, xlabel, order) in zip(axes, panels):
@@ -80,7 +101,31 @@ def retention_plot(runs: Sequence[tuple[str, dict[str, Any]]], path: str | Path)
     axes[1].set_title("retention against compactions survived")
     if runs:
         axes[1].legend(fontsize=8, loc="lower left")
-    return _save(fig, path)
+    return fig
+
+
+def timeline_svg(timeline: dict[str, Any], events: list[dict[str, Any]]) -> str:
+    """One case's session: true tokens at every send, the window and window - reserve lines, and each
+    compaction as a drop from its size before to its size after, labelled with its head..tail split."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(9, 2.8))
+    sends = timeline["sends"]
+    ax.plot([s[0] for s in sends], [s[2] for s in sends], lw=1, color="#2a7ab0", label="true tokens per send")
+    window, reserve = timeline["context_window"], timeline["reserve_tokens"]
+    ax.axhline(window, color="#d1495b", lw=1, ls="--", label=f"window {window}")
+    ax.axhline(window - reserve, color="#edae49", lw=1, ls=":", label=f"window - reserve {window - reserve}")
+    for event in events:
+        x = event["send_index"]
+        ax.vlines(x, event["tokens_after_true"], event["tokens_before_true"], color="#333", lw=1)
+        ax.annotate(f"#{event['number']} {event['head_start']}..{event['tail_start']}\n"
+                    f"summary {event['summary_tokens']}", (x, event["tokens_before_true"]), fontsize=7,
+                    ha="right", va="bottom")
+    ax.set_xlabel("message index of the send")
+    ax.set_ylabel("tokens")
+    ax.set_ylim(0, window * 1.12)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    return _svg(fig)
 
 
 def cost_plot(result: dict[str, Any], path: str | Path) -> Path:
@@ -108,7 +153,7 @@ def cost_plot(result: dict[str, Any], path: str | Path) -> Path:
 
 
 def sweep_plot(rows: list[dict[str, Any]], path: str | Path, title: str = "") -> Path:
-    """Compactions and risks against the reserve, one line per window (the reserve axis is log 2)."""
+    """Compactions and risks against the reserve, one line per policy and window (the reserve axis is log 2)."""
     if not rows:
         raise HarnessError("sweep plot: the sweep has no rows (every reserve was at or above the window)")
     plt = _pyplot()
@@ -116,10 +161,15 @@ def sweep_plot(rows: list[dict[str, Any]], path: str | Path, title: str = "") ->
     panels = [("compactions", "compactions")] + [(kind, kind.replace("_", " ")) for kind in SWEEP_RISKS
                                                  if any(row.get(kind) for row in rows)]
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), squeeze=False)
+    policies = list(dict.fromkeys(row["policy"] for row in rows))
     for ax, (key, label) in zip(axes[0], panels):
-        for window in windows:
-            points = sorted((row["reserve_tokens"], row[key]) for row in rows if row["context_window"] == window)
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=_tokens_label(window))
+        for policy in policies:  # one line per policy and window: joining policies would zig-zag
+            for window in windows:
+                points = sorted((row["reserve_tokens"], row[key]) for row in rows
+                                if row["context_window"] == window and row["policy"] == policy)
+                if points:
+                    name = _tokens_label(window) if len(policies) == 1 else f"{policy}, {_tokens_label(window)}"
+                    ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=name)
         ax.set_xscale("log", base=2)
         reserves = sorted({row["reserve_tokens"] for row in rows})
         ax.set_xticks(reserves, [f"{r // 1024}Ki" if r % 1024 == 0 else str(r) for r in reserves], fontsize=8)
@@ -129,7 +179,7 @@ def sweep_plot(rows: list[dict[str, Any]], path: str | Path, title: str = "") ->
         ax.set_ylabel("compactions" if key == "compactions" else "sends at risk")
         ax.set_title(label, fontsize=10)
         ax.grid(alpha=0.3)
-    axes[0][0].legend(title="window", fontsize=8)
+    axes[0][0].legend(title="window" if len(policies) == 1 else "policy, window", fontsize=8)
     if title:
         fig.suptitle(title, fontsize=11)
     return _save(fig, path)

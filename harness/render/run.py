@@ -17,10 +17,14 @@ from rich.text import Text
 from harness.probes import CONDITIONS
 from harness.render.console import stderr, stdout
 from harness.render.compare import print_comparison, write_comparison
-from harness.render.plots import retention_plot
+from harness.render.definitions import markdown_definitions
+from harness.render.html import write_html
+from harness.render.lost import LostProbe, lost_probes, lost_text, markdown_lost
+from harness.render.plots import age_key, retention_plot
+from harness.render.risks import markdown_risks, risk_line
 from harness.render.format import dollars, fixed, percent, wilson_rate
 from harness.render.headline import (agreement_line, groups_line, headline_line, judged_line, kind_rows,
-                                     lead_headline, never_compacted_lines)
+                                     lead_headline, never_compacted_lines, nothing_compacted_line)
 from harness.render.points import markdown_compaction_points
 from harness.results.aggregate import GRADES
 
@@ -64,7 +68,7 @@ def fmt_cost(cost: dict[str, Any]) -> str:
     cold = ("; cold cache: the agent's own requests are not replayed, `compaction-harness cost` models the warm one"
             if cost["usd"] else "")
     return (f"cost {dollars(cost['usd'], 4)} ({dollars(cost['per_compaction'] or 0, 4)} per compaction, "
-            f"{dollars(cost['per_session'], 4)} per session; {cost['source']}{cold})")
+            f"{dollars(cost['per_session'], 4)} per session that compacted; {cost['source']}{cold})")
 
 
 def rate_table(title: str, groups: dict[str, dict], first: str) -> Table:
@@ -110,13 +114,28 @@ def render_summary(run: dict[str, Any], console: Console) -> None:
     console.print(f"compaction latency: harness p50 {lat['harness_p50_s']} s p95 {lat['harness_p95_s']} s "
                   f"(measured); model p50 {lat['model_p50_s']} s p95 {lat['model_p95_s']} s "
                   f"({lat['model_time_source']})")
+    console.print(risk_line(run), markup=False)
     for case, error in agg["errors"].items():
         console.print(f"[red]error[/] in {case}: {error}", markup=True)
+
+
+def print_lost(lost: list[LostProbe], grade: str, console: Console) -> None:
+    """Every lost probe, a few lines each: what was asked, what was expected, what came back, and why."""
+    if not lost:
+        return
+    console.print(Text(f"lost probes ({len(lost)}: the full history passes them, the compacted context fails, "
+                       f"{grade}):", style="bold"))
+    for probe in lost:
+        console.print(Text(f"- {probe.key} ({probe.kind}, at {probe.at})", style="red"))
+        console.print(Text("    " + lost_text(probe).replace("\n", "\n    ")))
 
 
 def print_headline(agg: dict[str, Any], console: Console) -> None:
     """The terminal's lead: the headline over summary-testing probes, the other groups, per kind with n, the
     cases that never compact, the agreement and judged means (one line each)."""
+    warning = nothing_compacted_line(agg)
+    if warning:
+        console.print(Text(warning, style="bold red"))
     lead = lead_headline(agg)
     if lead is None:
         return
@@ -139,10 +158,11 @@ def print_headline(agg: dict[str, Any], console: Console) -> None:
 def markdown_headline(agg: dict[str, Any]) -> list[str]:
     """report.md's lead: the headline, the other groups, per kind with n, the cases that never compact, the
     agreement with its disagreements, judged means."""
+    warning = nothing_compacted_line(agg)
     lead = lead_headline(agg)
     if lead is None:
-        return []
-    lines = [f"**{headline_line(agg)}**", "", groups_line(lead) + ".", ""]
+        return [f"**{warning}**", ""] if warning else []
+    lines = ([f"**{warning}**", ""] if warning else []) + [f"**{headline_line(agg)}**", "", groups_line(lead) + ".", ""]
     if lead["by_kind"]:
         lines += [f"### By kind (summary-testing probes, {lead['grade']})", "",
                   "| kind | n | compacted [Wilson] [clustered] |", "| --- | --- | --- |",
@@ -213,18 +233,20 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
     lines += markdown_rates("Pass rate (all valid probes)", {g: agg["overall"][g] for g in GRADES}, "grade")
     lines += markdown_rates(f"By kind (all valid probes, {grade})", agg["by_kind"], "kind")
     lines += markdown_rates(f"By pool (all valid probes, {grade})", agg["by_pool"], "pool")
-    lines += markdown_rates(f"By fact age in messages (all valid probes, {grade})", agg["by_age"], "age")
+    by_age = {bucket: agg["by_age"][bucket] for bucket in sorted(agg["by_age"], key=age_key)}
+    lines += markdown_rates(f"By fact age in messages (all valid probes, {grade})", by_age, "age")
     lines += markdown_rates(f"By compactions survived (all valid probes, {grade})", agg["by_compactions_survived"],
                             "compactions")
     lines += ["### Compaction and summaries", "", "| case | compactions |", "| --- | --- |"]
     lines += [f"| {case} | {n} |" for case, n in agg["compactions"].items()]
     lines += ["", "```", *(f"{k}: {v}" for k, v in agg["summary"].items()), "```", "",
               f"Summarizer {fmt_cost(agg['cost'])}.", ""]
-    lines += markdown_latency(run) + markdown_plots(run, path.parent)
+    lines += markdown_latency(run) + markdown_risks(run) + markdown_plots(run, path.parent)
+    lines += markdown_lost(lost_probes(run, path.parent), grade)
     lines += markdown_invalid(agg)
     if agg["errors"]:
         lines += ["### Errors", "", *(f"- {c}: {e}" for c, e in agg["errors"].items()), ""]
-    lines += markdown_compaction_points([run], "###")
+    lines += markdown_compaction_points([run], "###") + markdown_definitions()
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
@@ -250,10 +272,13 @@ class RunProgress:
     def finished(self, finished: FinishedRun) -> None:
         folder, run = finished.folder, finished.run
         write_markdown(run, folder.path / "report.md")
+        write_html(run, folder.path)
         if not self.as_json:
             out = stdout()
             render_summary(run, out)
-            out.print(f"results: {folder.path}/run.json, report: {folder.path}/report.md\n")
+            print_lost(lost_probes(run, folder.path), run["aggregates"]["grade"], out)
+            out.print(f"results: {folder.path}/run.json, report: {folder.path}/report.md and report.html "
+                      f"(`compaction-harness view {folder.path}`)\n")
 
 
 def show_runs(result: ConfigurationRuns, as_json: bool) -> None:

@@ -210,11 +210,13 @@ def aggregate(records: Iterable[CaseRecord]) -> Aggregates:
 def _cost(ok: list[CaseRecord]) -> dict[str, Any]:
     costs = [r.outcome.cost for r in ok if r.outcome.cost.usd is not None]
     compactions = sum(len(r.outcome.events) for r in ok)
+    compacting = sum(1 for r in ok if r.outcome.events and r.outcome.cost.usd is not None)
     total = sum(c.usd for c in costs)  # summed in case-file order, as the figure has always been
     sources = sorted({part for c in costs for part in (c.source or "").split("/") if part})
     return {"usd": round(total, 6) if costs else None,
             "per_compaction": round(total / compactions, 6) if costs and compactions else None,
-            "per_session": round(total / len(costs), 6) if costs else None,
+            # over the sessions that compacted: the divisor `compaction-harness cost` uses
+            "per_session": round(total / compacting, 6) if costs and compacting else None,
             "source": "/".join(sources) or None}
 
 

@@ -243,6 +243,8 @@ class ProbeRecord:
     floor_survives: bool | None = None
     conditions: tuple[tuple[str, ConditionGrade], ...] | None = None
     compactions_before: int | None = None  # compactions before the probe point: none, and it tests no summary
+    question: str | None = None  # the probe's question and expected facts, so a report can show a lost probe
+    expected: tuple[str, ...] | None = None  # each `all` item as text, alternatives joined by " or "
 
     def grade(self, condition: str) -> ConditionGrade | None:
         return dict(self.conditions or ()).get(condition)
@@ -258,7 +260,8 @@ class ProbeRecord:
                 "compactions_survived": self.compactions_survived, "compactions_before": self.compactions_before,
                 "valid": self.valid,
                 "invalid_reason": self.invalid_reason, "floor_survives": self.floor_survives,
-                "conditions": None if self.conditions is None else {n: g.to_json() for n, g in self.conditions}}
+                "conditions": None if self.conditions is None else {n: g.to_json() for n, g in self.conditions},
+                "question": self.question, "expected": None if self.expected is None else list(self.expected)}
         return {k: v for k, v in data.items() if v is not None}
 
     @classmethod
@@ -268,7 +271,8 @@ class ProbeRecord:
                    data.get("age_bucket"), data.get("compactions_survived"), data.get("invalid_reason"),
                    data.get("floor_survives"),
                    None if conditions is None else tuple((n, ConditionGrade.from_json(g)) for n, g in conditions.items()),
-                   data.get("compactions_before"))
+                   data.get("compactions_before"), data.get("question"),
+                   None if data.get("expected") is None else tuple(data["expected"]))
 
 
 @dataclass(frozen=True)
@@ -321,6 +325,24 @@ class ContextRecord(_Flat):
 
 
 @dataclass(frozen=True)
+class Timeline:
+    """The context's size at every send (index, estimated, true tokens), with the window and reserve the
+    policy ran under: what report.html draws."""
+
+    context_window: int
+    reserve_tokens: int
+    sends: tuple[tuple[int, int, int], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"context_window": self.context_window, "reserve_tokens": self.reserve_tokens,
+                "sends": [list(s) for s in self.sends]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Timeline:
+        return cls(data["context_window"], data["reserve_tokens"], tuple(tuple(s) for s in data["sends"]))
+
+
+@dataclass(frozen=True)
 class CaseOutcome:
     """What a finished case holds beyond its identity."""
 
@@ -334,6 +356,7 @@ class CaseOutcome:
     timings: Timings
     contexts: tuple[tuple[str, ContextRecord], ...]
     context_whole: bool = True  # at every probe point: nothing folded, no summary, no message kept apart
+    timeline: Timeline | None = None  # tokens per send (case files only, as contexts)
 
     def to_json(self, contexts: bool = True) -> dict[str, Any]:
         return {"messages": self.messages, "context_whole": self.context_whole,
@@ -341,7 +364,8 @@ class CaseOutcome:
                 "risk_counts": dict(self.risk_counts), "summaries": [s.to_json() for s in self.summaries],
                 "probes": [p.to_json() for p in self.probes], "usage": self.usage.to_json(),
                 "cost": self.cost.to_json(), "timings": self.timings.to_json(),
-                **({"contexts": {point: c.to_json() for point, c in self.contexts}} if contexts else {})}
+                **({"contexts": {point: c.to_json() for point, c in self.contexts}} if contexts else {}),
+                **({"timeline": self.timeline.to_json()} if contexts and self.timeline is not None else {})}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CaseOutcome:
@@ -350,7 +374,8 @@ class CaseOutcome:
                    tuple(ProbeRecord.from_json(p) for p in data["probes"]), UsageTotals.from_json(data["usage"]),
                    CostRecord.from_json(data["cost"]), Timings.from_json(data["timings"]),
                    tuple((point, ContextRecord.from_json(c)) for point, c in data.get("contexts", {}).items()),
-                   data.get("context_whole", True))
+                   data.get("context_whole", True),
+                   Timeline.from_json(data["timeline"]) if "timeline" in data else None)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.cases.schema import Case
+from harness.cases.schema import Case, Probe
 from harness.compaction import Compactor, Replay, SummaryCall
 from harness.compaction.controls import ControlSummarizer
 from harness.compaction.summarizer import ModelSummarizer, Summarizer
@@ -17,7 +17,8 @@ from harness.models import ModelClient, cassette_path, open_client
 from harness.policy import make_policy
 from harness.probes import CONDITIONS, ContextText, conditions, grade
 from harness.results.schema import (CaseOutcome, CaseRecord, ConditionGrade, ContextRecord, CostRecord, EventRecord,
-                                    ProbeRecord, SummaryRecord, TimingRecord, Timings, UsageTotals)
+                                    ProbeRecord, SummaryRecord, Timeline, TimingRecord, Timings,
+                                    UsageTotals)
 from harness.run.config import RunConfig, RunPlan, plan_run
 
 
@@ -68,7 +69,8 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
                                                  cache=config.cache, sections=config.sections)
         if config.control:
             summarizer = ControlSummarizer(config.control, summarizer)
-        policy = make_policy(config.policy, plan.policy_config(case))
+        policy_config = plan.policy_config(case)
+        policy = make_policy(config.policy, policy_config)
         if config.at_points:
             from harness.policy.recorded import at_recorded_points
 
@@ -97,7 +99,8 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
         timings=Timings(round(replayed - started, 4), round(graded - replayed, 4),
                         tuple(TimingRecord.from_event(e) for e in replay.events)),
         contexts=tuple((point, ContextRecord.from_snapshot(s)) for point, s in sorted(replay.snapshots.items())),
-        context_whole=all(s.live_start == 0 and s.summary is None and not s.kept for s in replay.snapshots.values()))
+        context_whole=all(s.live_start == 0 and s.summary is None and not s.kept for s in replay.snapshots.values()),
+        timeline=Timeline(policy_config.context_window, policy_config.reserve_tokens, tuple(replay.timeline)))
     return CaseRecord(case.id, case.pool, repeat, "ok", outcome=outcome)
 
 
@@ -109,7 +112,8 @@ def grade_probes(case: Case, replay: Replay, answerer: ModelClient, answerer_mod
         snapshot = replay.snapshots.get(probe.at)
         if snapshot is None:
             results.append(ProbeRecord(probe.id, probe.kind, probe.at, False,
-                                       invalid_reason=f"probe point {probe.at} never reached"))
+                                       invalid_reason=f"probe point {probe.at} never reached",
+                                       question=probe.question, expected=expected_facts(probe)))
             continue
         grades = {}
         for name, condition in conditions(case.session, snapshot).items():
@@ -127,8 +131,14 @@ def grade_probes(case: Case, replay: Replay, answerer: ModelClient, answerer_mod
             invalid_reason=None if valid else "fails on the full history",
             floor_survives=bool(floor.answered if floor.answered is not None else floor.retained),
             conditions=tuple((name, ConditionGrade.from_grade(grades[name])) for name in CONDITIONS),
-            compactions_before=snapshot.compactions))
+            compactions_before=snapshot.compactions, question=probe.question, expected=expected_facts(probe)))
     return results
+
+
+def expected_facts(probe: Probe) -> tuple[str, ...]:
+    """The probe's expected facts as a reader sees them: each item's alternatives, then its regex."""
+    items = tuple(" or ".join(alternatives) for alternatives in probe.all)
+    return items + ((f"matches /{probe.regex}/",) if probe.regex else ())
 
 
 def _summary_json(case: Case, call: SummaryCall, config: RunConfig) -> dict[str, Any]:

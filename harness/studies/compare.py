@@ -156,7 +156,10 @@ def pairwise(a: dict[str, Any], b: dict[str, Any], grade: str) -> dict[str, Any]
     found = paired_headline([(k, bool(left[k][grade]), bool(right[k][grade])) for k in shared])
     return {"a": label_of(a), "b": label_of(b), "shared_probes": found["pairs"], "cases": found["cases"],
             "only_a": found["only_a"], "only_b": found["only_b"], "difference": found["difference"],
-            "ci95": found["ci95"], "cluster95": found["cluster95"], "p_value": found["p_value"]}
+            "ci95": found["ci95"], "cluster95": found["cluster95"], "p_value": found["p_value"],
+            # the discordant probes themselves, so a reader sees which probes flipped, not only how many
+            "passes_only_in_a": [k for k in shared if left[k][grade] and not right[k][grade]],
+            "passes_only_in_b": [k for k in shared if right[k][grade] and not left[k][grade]]}
 
 
 # ---------------------------------------------------------------------------------------------

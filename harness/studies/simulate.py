@@ -81,11 +81,18 @@ class Simulator:
         for window in windows:
             for reserve in reserves:
                 if reserve >= window:
-                    continue
+                    continue  # listed by skipped_combinations: a policy cannot run with no room below the reserve
                 result = self.run(policy_name, base.with_settings(context_window=window, reserve_tokens=reserve))
                 rows.append({"policy": policy_name, "context_window": window, "reserve_tokens": reserve,
                              "compactions": len(result.replay.events), **result.replay.risk_counts()})
         return rows
+
+
+def skipped_combinations(windows: list[int], reserves: list[int]) -> list[dict[str, Any]]:
+    """The window x reserve combinations a sweep cannot run (reserve >= window), each with its reason."""
+    return [{"context_window": window, "reserve_tokens": reserve,
+             "reason": f"reserve {reserve} >= window {window}: no room to trigger below the reserve"}
+            for window in windows for reserve in reserves if reserve >= window]
 
 
 def load_target(path: str | Path) -> Target:
@@ -116,4 +123,5 @@ def parse_int_list(text: str, option: str) -> list[int]:
     return values
 
 
-__all__ = ["RISK_KINDS", "Simulation", "Simulator", "Target", "config_for", "load_target", "parse_int_list"]
+__all__ = ["RISK_KINDS", "Simulation", "Simulator", "Target", "config_for", "load_target", "parse_int_list",
+           "skipped_combinations"]

@@ -1,0 +1,36 @@
+"""`compaction-harness view RUN`: open a run's report.html in a browser, or serve it."""
+
+from __future__ import annotations
+
+import argparse
+
+import harness.cli.options as options
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    view = commands.add_parser("view", help="open a run's report.html in the browser, or serve it where there is no display")
+    view.add_argument("run", metavar="RUN", help="a run folder (with run.json) or its report.html")
+    view.add_argument("--serve", action="store_true",
+                      help="serve the page over HTTP instead of opening it (machines without a display)")
+    view.add_argument("--port", type=options.port_number, default=8766,
+                      help="with --serve: port to listen on (default: %(default)s; 0 = any)")
+    view.add_argument("--host", default="127.0.0.1", help="with --serve: address to bind (default: %(default)s)")
+    view.add_argument("--no-open", action="store_true", help="write the page if needed and print its path only")
+    view.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    from harness.render.console import stderr, stdout
+    from harness.render.view import open_page, report_page, serve_page
+
+    page = report_page(args.run)
+    if args.no_open:
+        stdout().print(f"report: {page}", markup=False)
+        return 0
+    if not args.serve and open_page(page):
+        stdout().print(f"opened {page}", markup=False)
+        return 0
+    why = "" if args.serve else "no display to open a browser on; "
+    serve_page(page, args.host, args.port,
+               lambda url: stderr().print(f"{why}report on {url} (Ctrl-C stops it)", markup=False))
+    return 0

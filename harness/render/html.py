@@ -1,0 +1,120 @@
+"""report.html: the run in one self-contained page beside report.md (no network: inline CSS, script and SVG
+plots). The headline with its groups, the rates, the risks, the lost probes, the plots, then per case its
+timeline, compactions, summaries and probes; every table sorts by a click on its header."""
+
+from __future__ import annotations
+
+from html import escape
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from harness.probes import CONDITIONS
+from harness.render.definitions import DEFINITIONS
+from harness.render.format import fixed, wilson_rate
+from harness.render.headline import (groups_line, headline_line, lead_headline, never_compacted_lines,
+                                     nothing_compacted_line)
+from harness.render.html_case import case_section
+from harness.render.lost import lost_probes
+from harness.render.markup import Cell, num, paragraph, section, table
+from harness.render.risks import RISK_MEANINGS, risk_line, run_risks
+from harness.results.aggregate import GRADES
+
+
+def _template(name: str) -> str:
+    return resources.files("harness.render").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def write_html(run: dict[str, Any], folder: Path) -> Path:
+    path = folder / "report.html"
+    path.write_text(report_html(run, folder), encoding="utf-8")
+    return path
+
+
+def report_html(run: dict[str, Any], folder: Path | None = None) -> str:
+    config = run["configuration"]
+    described = (f"policy {config['policy']}, model {config['model']}, summarizer {config['summarizer_spec']}, "
+                 f"answerer {config['answerer']}, cache {'on' if config['cache'] else 'off'}; harness "
+                 f"{run.get('harness_version')} at {run.get('git_commit')}")
+    grade = run["aggregates"]["grade"]
+    parts = [headline_section(run), rates_section(run), risks_section(run), lost_section(run, folder),
+             plots_section(run), *(case_section(k, r, grade, folder) for k, r in run["cases"].items()),
+             definitions_section()]
+    nav = " ".join(f'<a href="#{escape(i)}">{escape(t)}</a>' for i, t in
+                   (("headline", "headline"), ("rates", "rates"), ("risks", "risks"), ("lost-probes", "lost probes"),
+                    ("plots", "plots"), *((f"case-{k}", k) for k in run["cases"]), ("definitions", "definitions")))
+    return Template(_template("report.html")).substitute(
+        title=escape(f"Run {run['run_id']}"), configuration=escape(described), nav=nav, body="\n".join(parts),
+        css=_template("report.css"), js=_template("report.js"))
+
+
+def headline_section(run: dict[str, Any]) -> str:
+    agg = run["aggregates"]
+    lead = lead_headline(agg)
+    warning = nothing_compacted_line(agg)
+    lines = [paragraph(warning, "fail") if warning else "",
+             paragraph(headline_line(agg) or "no headline (a run written before it existed)", "headline")]
+    if lead is not None:
+        lines.append(paragraph(groups_line(lead), "beside"))
+    lines += [paragraph(f"never compacts (not averaged in): {line}", "muted") for line in never_compacted_lines(agg)]
+    lines.append(paragraph(f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes, "
+                           f"{agg['valid_probes']} valid (the full history passes them); grade {agg['grade']}"))
+    lines += [paragraph(f"error in {case}: {error}", "fail") for case, error in agg["errors"].items()]
+    return section("headline", "Headline", *lines)
+
+
+def _rate_cell(rate: dict[str, Any] | None) -> Cell:
+    return Cell(wilson_rate(rate), "num", (rate or {}).get("rate"))
+
+
+def _rates_table(groups: dict[str, dict], first: str) -> str:
+    rows = [[Cell(name), *(_rate_cell(group[c]) for c in CONDITIONS),
+             num(group.get("normalised_retention"), fixed(group.get("normalised_retention"), 2))]
+            for name, group in groups.items()]
+    return table((first, *CONDITIONS, "normalised"), rows)
+
+
+def rates_section(run: dict[str, Any]) -> str:
+    agg = run["aggregates"]
+    grade = agg["grade"]
+    overall = {g: agg["overall"][g] for g in GRADES if agg["overall"][g]["full"]["total"]}
+    return section("rates", "Pass rates (all valid probes, Wilson 95%)", _rates_table(overall, "grade"),
+                   f"<h3>By kind ({escape(grade)})</h3>", _rates_table(agg["by_kind"], "kind"),
+                   f"<h3>By pool ({escape(grade)})</h3>", _rates_table(agg["by_pool"], "pool"))
+
+
+def risks_section(run: dict[str, Any]) -> str:
+    risks = run_risks(run)
+    rows = [[Cell(kind), num(sum(by_case.values())), num(len(by_case)), Cell(RISK_MEANINGS.get(kind, "-"))]
+            for kind, by_case in risks.items()]
+    return section("risks", "Risks the policy leaves", paragraph(risk_line(run)),
+                   table(("risk", "sends", "cases", "meaning"), rows) if rows else "")
+
+
+def lost_section(run: dict[str, Any], folder: Path | None) -> str:
+    lost = lost_probes(run, folder)
+    rows = [[Cell(p.key), Cell(p.kind), Cell(p.question), Cell("; ".join(p.expected) or "-"),
+             Cell(p.answer, "answer"), Cell(p.why()), Cell(p.excerpt, "excerpt")] for p in lost]
+    attributes = [f' class="lost" data-probe="{escape(p.key)}"' for p in lost]
+    title = f"Lost probes ({len(lost)}: the full history passes them, the compacted context fails)"
+    return section("lost-probes", title,
+                   table(("probe", "kind", "question", "expected", "answer (compacted)", "why", "summary excerpt"),
+                         rows, id="lost-table", row_attributes=attributes) if lost else paragraph("None."))
+
+
+def plots_section(run: dict[str, Any]) -> str:
+    if not run["aggregates"].get("valid_probes"):
+        return ""
+    try:
+        from harness.render.plots import retention_svg
+
+        svg = retention_svg([(run.get("label") or run["run_id"], run)])
+    except Exception as exc:  # a missing matplotlib must not cost the report
+        return section("plots", "Plots", paragraph(f"(plots skipped: {type(exc).__name__}: {exc})", "muted"))
+    return section("plots", "Retention", f'<div class="plot">{svg}</div>')
+
+
+def definitions_section() -> str:
+    items = "".join(f"<dt>{escape(name)}</dt><dd>{escape(meaning)}</dd>" for name, meaning in DEFINITIONS)
+    return section("definitions", "Definitions", f'<dl class="definitions">{items}</dl>')

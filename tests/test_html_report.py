@@ -1,0 +1,178 @@
+"""report.html and the lost-probe lists (issue 18, items 2 and 3): a real builtin run on small cases writes the
+page beside report.md; the page is one file with nothing to fetch; its lost-probe list is the one run.json
+implies; `view` writes and serves it; and headless Chromium renders it with no console errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import subprocess
+import threading
+import urllib.request
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from harness.cli import main
+from harness.render.lost import lost_by_key, lost_probes
+from harness.render.run import print_lost
+from harness.render.view import page_server, report_page
+from harness.results.folder import read_run
+from harness.studies.gate import make_baseline, outcomes, summary_testing
+
+
+CHROMIUM = next((found for name in ("chromium", "chromium-browser", "google-chrome") if (found := shutil.which(name))),
+                None)
+
+
+LIBRARY = Path(__file__).parents[1] / "cases"
+
+
+@pytest.fixture(scope="module")
+def run_folder(tmp_path_factory) -> Path:
+    """A library case that compacts six times and loses probes, and one that never compacts."""
+    out = tmp_path_factory.mktemp("html") / "run"
+    assert main(["run", "--cases-dir", str(LIBRARY), "--cases", "edge-32k-window", "--cases", "desktop-go-env-config",
+                 "--out", str(out), "--json"]) == 0
+    return out
+
+
+def expected_lost(run: dict) -> set[str]:
+    """Lost, straight from run.json: valid, and the compacted context fails under the run's grade."""
+    grade = run["aggregates"]["grade"]
+    return {f"{key}/{p['id']}" for key, record in run["cases"].items() for p in record["probes"]
+            if p["valid"] and p["conditions"]["compacted"][grade] is False}
+
+
+def test_the_page_is_one_file_with_nothing_to_fetch(run_folder):
+    page = (run_folder / "report.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") >= 2  # retention and a timeline, inline
+    assert not re.search(r"<(script|img|link|iframe)[^>]*\b(src|href)=", page)  # no external script, image, css
+    assert not re.search(r"url\(\s*['\"]?(https?:|//)", page)
+    assert "<table class=\"sortable\"" in page and "report.js" not in page
+
+
+def test_the_page_lists_the_lost_probes_of_run_json_with_question_expected_and_answer(run_folder):
+    run = read_run(run_folder)
+    lost = expected_lost(run)
+    assert lost, "the fixture must lose probes for this test to mean anything"
+    page = (run_folder / "report.html").read_text(encoding="utf-8")
+    table = page[page.index('id="lost-table"'):page.index("</table>", page.index('id="lost-table"'))]
+    assert set(re.findall(r'data-probe="([^"]+)"', table)) == lost
+    first = next(p for p in lost_probes(run, run_folder))
+    assert first.question != "-" and first.expected and first.answer != "-" and first.summary
+    for text in (first.question, first.expected[0]):
+        assert text in table
+
+
+def test_report_md_and_the_terminal_list_the_lost_probes(run_folder):
+    run = read_run(run_folder)
+    report = (run_folder / "report.md").read_text(encoding="utf-8")
+    lost = lost_probes(run, run_folder)
+    assert f"### Lost probes ({len(lost)}:" in report
+    assert all(f"| {p.key} | {p.kind} |" in report for p in lost)
+    out = io.StringIO()
+    print_lost(lost, run["aggregates"]["grade"], Console(file=out, width=200))
+    terminal = out.getvalue()
+    assert all(f"- {p.key} ({p.kind}, at {p.at})" in terminal for p in lost)
+    assert f"question: {lost[0].question}" in terminal and "summary at end:" in terminal
+
+
+def test_report_md_defines_its_figures_and_lists_the_risks(run_folder):
+    report = (run_folder / "report.md").read_text(encoding="utf-8")
+    assert "### Definitions" in report and "- **normalised retention**: (compacted - floor)" in report
+    assert "### Risks the policy leaves" in report
+
+
+def test_view_rewrites_a_missing_page_and_serves_it(run_folder, tmp_path, loopback):
+    copy = tmp_path / "run"
+    shutil.copytree(run_folder, copy)
+    (copy / "report.html").unlink()
+    assert main(["view", str(copy), "--no-open"]) == 0
+    page = report_page(copy)
+    assert page.exists()
+    server = page_server(page, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/report.html", timeout=10) as r:
+            assert r.status == 200 and r.read().decode() == page.read_text(encoding="utf-8")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_view_of_a_folder_without_a_run_is_one_line(tmp_path, capsys):
+    assert main(["view", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def chromium(page: Path, *flags: str) -> subprocess.CompletedProcess:
+    return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
+                           "--v=0", *flags, page.resolve().as_uri()], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on PATH (Debian: apt-get install chromium)")
+def test_headless_chromium_renders_the_page_without_console_errors(run_folder):
+    page = run_folder / "report.html"
+    result = chromium(page, "--dump-dom")
+    assert result.returncode == 0, result.stderr[-2000:]
+    console = [line for line in result.stderr.splitlines() if ":CONSOLE" in line]
+    assert console == []  # any script error, failed load or console.error prints a CONSOLE line
+    dom = result.stdout
+    tables = dom.count('<table class="sortable"')
+    assert f'data-ready="{tables}"' in dom  # the script ran to its end over every table
+    table = dom[dom.index('id="lost-table"'):dom.index("</table>", dom.index('id="lost-table"'))]
+    assert set(re.findall(r'data-probe="([^"]+)"', table)) == expected_lost(read_run(run_folder))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on PATH (Debian: apt-get install chromium)")
+def test_the_console_check_sees_a_script_error(tmp_path):
+    broken = tmp_path / "broken.html"
+    broken.write_text("<!DOCTYPE html><html><body><script>undefinedFunction();</script></body></html>")
+    result = chromium(broken, "--dump-dom")
+    assert any(":CONSOLE" in line and "undefinedFunction" in line for line in result.stderr.splitlines())
+
+
+def test_junit_failures_carry_question_expected_and_answer(run_folder, tmp_path):
+    run = read_run(run_folder)
+    baseline = make_baseline(run)
+    regressed = sorted(expected_lost(run))[0]
+    baseline["probes"][regressed][run["aggregates"]["grade"]] = True  # it passed in the baseline
+    baseline_file = tmp_path / "baseline.json"
+    baseline_file.write_text(json.dumps(baseline))
+    junit = tmp_path / "junit.xml"
+    assert main(["gate", str(run_folder), "--baseline", str(baseline_file), "--junit", str(junit)]) == 1
+    suite = ET.parse(junit).getroot()
+    case_id, _, probe_id = regressed.rpartition("/")
+    failure = suite.find(f"testcase[@classname='{case_id}'][@name='{probe_id}']/failure")
+    lost = lost_by_key(run, run_folder)[regressed]
+    assert failure is not None and f"question: {lost.question}" in failure.text
+    assert f"expected: {'; '.join(lost.expected)}" in failure.text and "answer (compacted): " in failure.text
+    others = [c for c in suite.iter("testcase") if f"{c.get('classname')}/{c.get('name')}" in expected_lost(run)
+              and c.get("name") != probe_id]
+    assert others and all("question: " in c.find("system-out").text for c in others)  # lost in both: details too
+
+
+def test_compare_lists_the_probes_that_flipped(run_folder, tmp_path, capsys):
+    empty = tmp_path / "empty"
+    assert main(["run", "--cases-dir", str(LIBRARY), "--cases", "edge-32k-window", "--control", "empty",
+                 "--out", str(empty), "--json"]) == 0
+    capsys.readouterr()
+    markdown = tmp_path / "comparison.md"
+    assert main(["compare", str(run_folder), str(empty), "--markdown", str(markdown)]) == 0
+    terminal = capsys.readouterr().out
+    ours, theirs = read_run(run_folder), read_run(empty)
+    grade = ours["aggregates"]["grade"]
+    testing = summary_testing(ours, grade) & summary_testing(theirs, grade)
+    a, b = outcomes(ours), outcomes(theirs)
+    flipped = sorted(k for k in testing if k in b and a[k][grade] and not b[k][grade])
+    assert flipped, "the empty control must lose some probe the summarizer keeps"
+    text = markdown.read_text()
+    assert "### Probes that flipped" in text and all(k in text for k in flipped)
+    assert "flipped: " in terminal and all(k in terminal for k in flipped)
+    assert "### Which figure answers which question" in text
