@@ -132,6 +132,8 @@ class Aggregator:
     def _count_summaries(self, record: CaseRecord) -> None:
         for summary in record.outcome.summaries if record.outcome else ():
             self.summary_counts["count"] += 1
+            if summary.opaque or summary.not_compacted:  # nothing readable to measure
+                continue
             for name in ("summary_tokens", "compression_ratio", "artifact_recall", "artifact_precision"):
                 value = getattr(summary, name)
                 if value is not None:
@@ -171,7 +173,10 @@ class Aggregator:
 
     def _headline(self, grade: str, final: bool) -> dict[str, Any]:
         """EVALUATION.md: the headline is over summary-testing probes, with the other groups beside it."""
+        # A grade heads the run only where it was measured on the compacted context: `retained` is not
+        # applicable to an opaque provider compaction item (nothing readable to look in).
         graded = [g for g in GRADES if any(p.get("conditions", {}).get("full", {}).get(g) is not None
+                                           and p["conditions"].get("compacted", {}).get(g) is not None
                                            for _, p in self.rows)]
         return {"headline": {g: headline(self.rows, g, cluster=final) for g in graded},
                 "agreement": agreement(self.rows) if "answered" in graded else None,

@@ -50,6 +50,12 @@ def _handler_for(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:  # noqa: N802
             self._exchange("GET")
 
+        def do_DELETE(self) -> None:  # noqa: N802
+            self._exchange("DELETE")
+
+        def do_PUT(self) -> None:  # noqa: N802
+            self._exchange("PUT")
+
         def log_message(self, format: str, *args: Any) -> None:  # quiet: the CLI reports, not the server
             return None
 
