@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 from harness.metrics import Rate, normalised_retention
 from harness.probes import CONDITIONS
-from harness.results.headline import agreement, headline, judged, never_compacted
+from harness.results.headline import agreement, headline, inapplicable, judged, never_compacted
 from harness.results.schema import Aggregates, CaseRecord, ProbeRecord, TimingRecord
 
 GRADES = ("answered", "retained")
@@ -173,11 +173,8 @@ class Aggregator:
 
     def _headline(self, grade: str, final: bool) -> dict[str, Any]:
         """EVALUATION.md: the headline is over summary-testing probes, with the other groups beside it."""
-        # A grade heads the run only where it was measured on the compacted context: `retained` is not
-        # applicable to an opaque provider compaction item (nothing readable to look in).
         graded = [g for g in GRADES if any(p.get("conditions", {}).get("full", {}).get(g) is not None
-                                           and p["conditions"].get("compacted", {}).get(g) is not None
-                                           for _, p in self.rows)]
+                                           for _, p in self.rows) and not inapplicable(self.rows, g)]
         return {"headline": {g: headline(self.rows, g, cluster=final) for g in graded},
                 "agreement": agreement(self.rows) if "answered" in graded else None,
                 "judged": judged(self.rows),
