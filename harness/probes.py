@@ -16,6 +16,7 @@ from typing import Any
 from harness.cases.schema import Probe
 from harness.compaction import ContextSnapshot
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse
+from harness.models.compaction_item import item_reference
 from harness.session import Message, Session, message_text
 from harness.chat import chat_message
 from harness.matching import Haystack, Match, contains, match_items, stated_in, states
@@ -89,7 +90,17 @@ class Condition:
         """What the context holds besides the system prompt: for `compacted`, what the compaction produced
         (kept messages and tail verbatim, the summary apart); the system prompt is never retained content."""
         verbatim = "\n".join(message_text(m) for m in (*self.kept, *self.messages))
-        return ContextText(Haystack(verbatim), Haystack(self.summary) if self.summary else None)
+        summary = self.summary
+        reference = item_reference(summary)
+        if reference is not None:  # a provider item: only what it lets anyone read (None when opaque)
+            summary = reference.readable
+        return ContextText(Haystack(verbatim), Haystack(summary) if summary else None)
+
+    @property
+    def opaque(self) -> bool:
+        """The context holds a provider compaction item nobody but its provider can read."""
+        reference = item_reference(self.summary)
+        return reference is not None and reference.readable is None
 
 
 def conditions(session: Session, snapshot: ContextSnapshot) -> dict[str, Condition]:
@@ -163,7 +174,7 @@ def judge_answer(judge: ModelClient, probe: Probe, answer: str, model: str) -> t
 
 @dataclass(frozen=True)
 class Grade:
-    retained: bool
+    retained: bool | None  # None: not applicable (an opaque provider compaction item)
     answered: bool | None
     answer: str | None
     missing: tuple[str, ...]
@@ -184,8 +195,10 @@ def grade(condition: Condition, probe: Probe, answerer: ModelClient | None, answ
     kept = retained(context_text if context_text is not None else condition.text(), probe)
     in_system = (tuple(m for m in kept.missing if match_items(Haystack(condition.system), ((m,),)).passed)
                  if condition.system and kept.missing else ())
+    # Not applicable where the compaction is opaque: the facts may be in the item, unreadable to us.
+    found = None if condition.opaque else kept.passed
     if answerer is None:
-        return Grade(kept.passed, None, None, (), (), in_system_prompt=in_system)
+        return Grade(found, None, None, (), (), in_system_prompt=in_system)
     response: ModelResponse = answerer.complete(answer_request(condition, probe, answerer_model))
     result = match(response.text, probe)
     score = reason = error = None
@@ -193,7 +206,7 @@ def grade(condition: Condition, probe: Probe, answerer: ModelClient | None, answ
         score, reason = judge_answer(judge, probe, response.text, judge_model)
         if score is None:
             error, reason = reason, None
-    return Grade(kept.passed, result.passed, response.text, result.missing, result.forbidden, score, reason,
+    return Grade(found, result.passed, response.text, result.missing, result.forbidden, score, reason,
                  response.usage.__dict__ if response.usage else None, judge_error=error, in_system_prompt=in_system)
 
 

@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable
 from harness.compaction.context import LiveContext, Replay
 from harness.compaction.events import CompactionEvent, PruneEvent, Risk, SummaryCall, Totals, compaction_event
 from harness.compaction.fold import NOTHING, Fold, prepare, with_appendix
+from harness.compaction.provider import NOT_COMPACTED, kept_indices
 from harness.compaction.summarizer import Summarizer, SummaryInput, SummaryResult, summary_block
 from harness.policy.base import ContextView, Plan, Policy, SendPoint
 from harness.session import Session
@@ -113,18 +114,25 @@ class Compactor:
             return
         context, number = self.context, len(self.replay.events) + 1
         before, tail = context.totals, fold.tail
-        text, block, result, waiting = fold.text, fold.text, None, 0.0
+        text, block, result, waiting, kept = fold.text, fold.text, None, 0.0, tail.kept_head
         if fold.kept_text:  # kept items of a recorded compaction: in the context, not in the summary's size
             block = "\n\n".join((*fold.kept_text, fold.text or ""))
         if fold.ask is not None:
             result, waiting = self._summarize(fold.ask.request)
-            text = with_appendix(result.text, fold.ask.appendix)
+            if result.finish_reason == NOT_COMPACTED:  # no item came back: an outcome, never a fold
+                self._not_compacted(fold, result)
+                return
+            provider = bool(result.extra.get("provider_item"))
+            # A provider item is sent back as it came: nothing may be appended to the text standing for it.
+            text = result.text if provider else with_appendix(result.text, fold.ask.appendix)
             block = summary_block(text, number)
-            if fold.ask.reject_if_larger and context.totals_after(block, tail.start, tail.kept_head).est > before.est:
+            if provider:  # the compacted context is the provider's: its kept user messages, then the item
+                kept = self._provider_kept(fold, result.extra.get("kept_user") or ())
+            if fold.ask.reject_if_larger and context.totals_after(block, tail.start, kept).est > before.est:
                 self._reject(fold, result, text)
                 return
         head_start = context.live_start
-        context.fold(block, tail.start, tail.kept_head)
+        context.fold(block, tail.start, kept)
         self.policy.folded(tail.start, context.kept, block, context.summary_est)
         after = context.totals
         self._after_fold(fold.send_index, number, before, after)
@@ -157,6 +165,15 @@ class Compactor:
                    f"the summary would have grown the context past {before} tokens; kept it as it was")
         self.replay.summaries.append(SummaryCall(fold.ask.request, result, fold.tail.start, fold.request_tokens,
                                                  self.true.tokens.count_text(text), None))
+
+    def _not_compacted(self, fold: Fold, result: SummaryResult) -> None:
+        """The provider's reply held no compaction: the context stays as it was, the call is reported."""
+        self.replay.summaries.append(SummaryCall(fold.ask.request, result, fold.tail.start, fold.request_tokens,
+                                                 0, None))
+
+    def _provider_kept(self, fold: Fold, texts: Any) -> tuple[int, ...]:
+        candidates = [*self.context.kept, *range(self.context.live_start, fold.tail.start)]
+        return kept_indices(self.session.messages, candidates, list(texts))
 
     def _after_fold(self, send_index: int, number: int, before: Totals, after: Totals) -> None:
         # The runtime's non-blocking notice; the replay goes on without waiting for anyone.

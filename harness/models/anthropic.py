@@ -46,7 +46,17 @@ class AnthropicClient(ModelClient):
 
 
 def usage_from(usage: dict[str, Any]) -> Usage:
-    """Anthropic's input_tokens is only the uncached rest: the whole prompt adds reads and writes."""
+    """Anthropic's input_tokens is only the uncached rest: the whole prompt adds reads and writes. A server-side
+    compaction bills its own tokens in `iterations` entries of type `compaction`, which the top-level fields
+    leave out (PROVIDERS.md): they are added here. The sum is what was billed, never a window size."""
+    total = _billed(usage)
+    for entry in usage.get("iterations") or ():
+        if isinstance(entry, dict) and entry.get("type") == "compaction":
+            total = total + _billed(entry)
+    return total
+
+
+def _billed(usage: dict[str, Any]) -> Usage:
     read = usage.get("cache_read_input_tokens") or 0
     written = usage.get("cache_creation_input_tokens") or 0
     return Usage(

@@ -8,6 +8,8 @@ A model is named by a spec string (parsed by `registry.check_spec` into a ModelS
   openai:MODEL@BASE_URL        any OpenAI-compatible server (vLLM, llama.cpp, Ollama)
   openai:MODEL@emulator        the real SDK over the in-process emulator (no key, no sockets)
   anthropic:MODEL@emulator
+  openai-compact:MODEL[@...]   the provider's own compaction as the summarizer (Responses /responses/compact)
+  anthropic-compact:MODEL[@...]  (Anthropic's explicit compaction request, beta)
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ from typing import Any, Literal
 Role = Literal["user", "assistant", "tool"]
 LatencySource = Literal["live", "recorded", "modelled"]
 PROVIDERS = ("builtin", "openai", "anthropic")
-KEY_VARIABLES = MappingProxyType({"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"})
+# Provider compaction as a system under test: each is served by the provider it names (its key, its wire).
+COMPACT_PROVIDERS = MappingProxyType({"openai-compact": "openai", "anthropic-compact": "anthropic"})
+KEY_VARIABLES = MappingProxyType({"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY",
+                                  "openai-compact": "OPENAI_API_KEY", "anthropic-compact": "ANTHROPIC_API_KEY"})
 EMULATOR = "emulator"
 RECORD_MODES = ("none", "once", "new", "all")
 DEFAULT_TIMEOUT_S = 600.0
@@ -135,6 +140,11 @@ class ModelSpec:
     @property
     def emulated(self) -> bool:
         return self.base_url == EMULATOR
+
+    @property
+    def compacts(self) -> bool:
+        """A provider-compaction spec (`openai-compact:MODEL`, `anthropic-compact:MODEL`)."""
+        return self.provider in COMPACT_PROVIDERS
 
     def __str__(self) -> str:
         if self.provider == "builtin":

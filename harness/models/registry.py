@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
-from harness.models.base import DEFAULT_TIMEOUT_S, EMULATOR, KEY_VARIABLES, RECORD_MODES, ModelClient, ModelSpec
+from harness.models.base import (COMPACT_PROVIDERS, DEFAULT_TIMEOUT_S, EMULATOR, KEY_VARIABLES, RECORD_MODES,
+                                 ModelClient, ModelSpec)
 
 DEFAULT_CASSETTE_ROOT = Path("goldens/cassettes")
-_SPEC_HINT = "use builtin, openai:MODEL, anthropic:MODEL, openai:MODEL@BASE_URL or PROVIDER:MODEL@emulator"
+_SPEC_HINT = ("use builtin, openai:MODEL, anthropic:MODEL, openai:MODEL@BASE_URL, PROVIDER:MODEL@emulator, "
+              "or openai-compact:MODEL / anthropic-compact:MODEL (also @emulator or @BASE_URL)")
 
 
 def check_spec(spec: str) -> ModelSpec:
@@ -24,13 +26,13 @@ def check_spec(spec: str) -> ModelSpec:
     if text == "builtin":
         return ModelSpec("builtin", "builtin")
     provider, sep, rest = text.partition(":")
-    if not sep or provider not in ("openai", "anthropic"):
+    if not sep or provider not in ("openai", "anthropic", *COMPACT_PROVIDERS):
         raise HarnessError(f"model spec {spec!r}: unknown provider; {_SPEC_HINT}")
     model, at, base = rest.partition("@")
     if not model or (at and not base):
         raise HarnessError(f"model spec {spec!r}: missing model or base URL; {_SPEC_HINT}")
     if base and base != EMULATOR:
-        if provider != "openai":
+        if provider not in ("openai", *COMPACT_PROVIDERS):  # a compaction proxy may front either provider
             raise HarnessError(f"model spec {spec!r}: a base URL is only supported for openai-compatible servers")
         if not base.startswith(("http://", "https://")):
             raise HarnessError(f"model spec {spec!r}: base URL must start with http:// or https://")
@@ -107,6 +109,8 @@ def open_client(
             secrets=tuple(v for v in (api_key,) if v),
         )
     stack = RetryAfterCap(stack, max_retry_after_s)
+    if parsed.compacts:
+        return _compact_client(parsed, api_key=api_key, transport=stack, max_retries=max_retries, timeout=timeout)
     if parsed.provider == "openai":
         from harness.models.openai import OpenAIClient
 
@@ -114,6 +118,16 @@ def open_client(
     from harness.models.anthropic import AnthropicClient
 
     return AnthropicClient(parsed, api_key=api_key, transport=stack, max_retries=max_retries, timeout=timeout)
+
+
+def _compact_client(spec: ModelSpec, **options: Any) -> ModelClient:
+    if spec.provider == "openai-compact":
+        from harness.models.openai_compact import OpenAICompactClient
+
+        return OpenAICompactClient(spec, **options)
+    from harness.models.anthropic_compact import AnthropicCompactClient
+
+    return AnthropicCompactClient(spec, **options)
 
 
 def _check_record_mode(record_mode: str) -> None:

@@ -86,7 +86,9 @@ def sdk_errors(spec: str, sdk: ModuleType) -> Iterator[None]:
     try:
         yield
     except sdk.APIStatusError as err:
-        raise HarnessError(f"{spec}: HTTP {err.status_code}: {provider_message(err.body, err.message)}") from None
+        code = getattr(err, "error_code", None)  # Anthropic's typed errors name their cause
+        status = f"HTTP {err.status_code}" + (f" {code}" if isinstance(code, str) else "")
+        raise HarnessError(f"{spec}: {status}: {provider_message(err.body, err.message)}") from None
     except sdk.APITimeoutError:
         raise HarnessError(f"{spec}: request timed out (retries exhausted)") from None
     except sdk.APIConnectionError as err:

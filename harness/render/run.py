@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.probes import CONDITIONS
+from harness.render.provider import provider_note
 from harness.render.console import stderr, stdout
 from harness.render.compare import print_comparison, write_comparison
 from harness.render.definitions import markdown_definitions
@@ -93,6 +94,9 @@ def render_summary(run: dict[str, Any], console: Console) -> None:
     grade = agg["grade"]
     console.print(f"[bold]run {run['run_id']}[/]: policy {config['policy']}, model {config['model']}, summarizer "
                   f"{config['summarizer_spec']}, answerer {config['answerer']}, cache {'on' if config['cache'] else 'off'}")
+    note = provider_note(run)
+    if note:
+        console.print(note)
     print_headline(agg, console)
     console.print(f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes; {ceiling(agg)}; "
                   f"{agg['floor_survives']} valid probes survive without a summary; grade: {grade}; "
@@ -226,6 +230,7 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
              f"Policy `{config['policy']}`, model `{config['model']}`, summarizer `{config['summarizer_spec']}`, "
              f"answerer `{config['answerer']}`, cache {'on' if config['cache'] else 'off'}; harness "
              f"{run['harness_version']} at {run.get('git_commit')}.", "",
+             *([note, ""] if (note := provider_note(run)) else []),
              *markdown_headline(agg),
              f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes; {ceiling(agg)}; "
              f"{agg['floor_survives']} valid probes survive without any summary (they do not test it). "

@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 from harness.metrics import Rate, normalised_retention
 from harness.probes import CONDITIONS
-from harness.results.headline import agreement, headline, judged, never_compacted
+from harness.results.headline import agreement, headline, inapplicable, judged, never_compacted
 from harness.results.schema import Aggregates, CaseRecord, ProbeRecord, TimingRecord
 
 GRADES = ("answered", "retained")
@@ -132,6 +132,8 @@ class Aggregator:
     def _count_summaries(self, record: CaseRecord) -> None:
         for summary in record.outcome.summaries if record.outcome else ():
             self.summary_counts["count"] += 1
+            if summary.opaque or summary.not_compacted:  # nothing readable to measure
+                continue
             for name in ("summary_tokens", "compression_ratio", "artifact_recall", "artifact_precision"):
                 value = getattr(summary, name)
                 if value is not None:
@@ -172,7 +174,7 @@ class Aggregator:
     def _headline(self, grade: str, final: bool) -> dict[str, Any]:
         """EVALUATION.md: the headline is over summary-testing probes, with the other groups beside it."""
         graded = [g for g in GRADES if any(p.get("conditions", {}).get("full", {}).get(g) is not None
-                                           for _, p in self.rows)]
+                                           for _, p in self.rows) and not inapplicable(self.rows, g)]
         return {"headline": {g: headline(self.rows, g, cluster=final) for g in graded},
                 "agreement": agreement(self.rows) if "answered" in graded else None,
                 "judged": judged(self.rows),

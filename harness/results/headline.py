@@ -25,6 +25,13 @@ def group_of(probe: dict[str, Any], grade: str) -> str:
     return probe_group(bool(full), probe.get("compactions_before", 0), bool(outcome(probe, "floor", grade)))
 
 
+def inapplicable(rows: list[Row], grade: str) -> bool:
+    """The grade was not measured on any compacted context that holds a compaction (`retained` on opaque
+    provider items): it cannot head the run. A run with no compaction keeps its grades."""
+    compacted = [p for _, p in rows if p.get("compactions_before") and outcome(p, "full", grade) is not None]
+    return bool(compacted) and all(outcome(p, "compacted", grade) is None for p in compacted)
+
+
 def _interval(rows: list[Row], grade: str) -> list[float] | None:
     by_case: dict[str, list[float]] = defaultdict(list)
     for record, probe in rows:

@@ -190,11 +190,14 @@ class SummaryRecord(_Flat):
     truncated: bool
     latency_source: str
     rejected: bool = False
+    not_compacted: bool = False  # a provider compaction call that returned no item (written only then)
+    opaque: bool = False  # an opaque provider item: the text checks had nothing to read (written only then)
 
     def to_json(self) -> dict[str, Any]:
         data = super().to_json()
-        if not self.rejected:
-            del data["rejected"]
+        for flag in ("rejected", "not_compacted", "opaque"):
+            if not data[flag]:
+                del data[flag]
         return data
 
 
@@ -202,7 +205,7 @@ class SummaryRecord(_Flat):
 class ConditionGrade:
     """One probe under one condition (probes.Grade as written): empty and missing values are left out."""
 
-    retained: bool
+    retained: bool | None = None  # None: not applicable (an opaque provider compaction item), left out
     answered: bool | None = None
     answer: str | None = None
     missing: tuple[str, ...] = ()

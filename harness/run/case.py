@@ -10,10 +10,12 @@ from typing import Any
 from harness.cases.schema import Case, Probe
 from harness.compaction import Compactor, Replay, SummaryCall
 from harness.compaction.controls import ControlSummarizer
+from harness.compaction.provider import NOT_COMPACTED, ProviderSummarizer
 from harness.compaction.summarizer import ModelSummarizer, Summarizer
 from harness.errors import HarnessError
 from harness.metrics import age_bucket, check_summary
 from harness.models import ModelClient, cassette_path, open_client
+from harness.models.compaction_item import item_reference
 from harness.policy import make_policy
 from harness.probes import CONDITIONS, ContextText, conditions, grade
 from harness.results.schema import (CaseOutcome, CaseRecord, ConditionGrade, ContextRecord, CostRecord, EventRecord,
@@ -67,6 +69,8 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
     try:
         summarizer: Summarizer = ModelSummarizer(clients.get(config.summarizer_spec), plan.summarizer.model,
                                                  cache=config.cache, sections=config.sections)
+        if plan.summarizer.compacts:  # the provider's own compaction; its client answers probes on the item
+            summarizer = ProviderSummarizer(clients.get(config.summarizer_spec), config.sections)
         if config.control:
             summarizer = ControlSummarizer(config.control, summarizer)
         policy_config = plan.policy_config(case)
@@ -146,12 +150,22 @@ def _summary_json(case: Case, call: SummaryCall, config: RunConfig) -> dict[str,
     request, result = call.request, call.result
     superseded = [value for probe in case.probes if probe.kind == "update" and probe.planted_at < call.tail_start
                   for value in probe.none]
-    check = check_summary(call.event.number if call.event else None, result.text, request.head,
+    reference = item_reference(result.text)
+    text = result.text if reference is None else (reference.readable or "")  # the checks read what is readable
+    check = check_summary(call.event.number if call.event else None, text, request.head,
                           request.previous_summary, call.request_tokens, call.summary_tokens, config.sections,
                           superseded, earlier=case.session.messages[:request.head_start])
     return {**check.to_json(), "model": result.model, "finish_reason": result.finish_reason,
             "truncated": bool(result.extra.get("truncated")), "latency_source": result.latency_source,
-            **({"rejected": True} if call.rejected else {})}
+            **({"opaque": True} if reference is not None and reference.readable is None else {}),
+            **_unfolded(call)}
+
+
+def _unfolded(call: SummaryCall) -> dict[str, Any]:
+    """A call that made no compaction: the policy rejected its summary, or the provider returned no item."""
+    if not call.rejected:
+        return {}
+    return {"not_compacted": True} if call.result.finish_reason == NOT_COMPACTED else {"rejected": True}
 
 
 def _recorded_summaries(case: Case, replay: Replay) -> list[SummaryRecord]:

@@ -21,7 +21,15 @@ from harness.models import ModelSpec, check_spec, require_key
 from harness.policy import PolicyConfig
 from harness.results.schema import Configuration
 
-DEFAULT_MAX_OUTPUT_TOKENS = 16384  # a session with no case behind it: the common provider default
+DEFAULT_MAX_OUTPUT_TOKENS = 16384
+
+
+def compacts(spec: str) -> bool:
+    """A provider-compaction spec (checked by `validate`; a malformed one is not one)."""
+    try:
+        return check_spec(spec).compacts
+    except HarnessError:
+        return False  # a session with no case behind it: the common provider default
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,10 @@ class RunConfig:
 
     @property
     def answerer_spec(self) -> str:
+        """Probes on a provider's compaction item are answered by that provider and model, the only one
+        that can read it; so the compaction spec answers every condition, for a like-for-like comparison."""
+        if self.answerer is None and compacts(self.summarizer_spec):
+            return self.summarizer_spec
         return self.answerer or self.model
 
     @property
@@ -61,6 +73,10 @@ class RunConfig:
     def validate(self) -> dict[str, ModelSpec]:
         """Check the configuration; returns each spec parsed (the only place a run parses its specs)."""
         parsed = {spec: check_spec(spec) for spec in self.model_specs}
+        if compacts(self.summarizer_spec) and self.answerer_spec != self.summarizer_spec:
+            raise HarnessError(f"--answerer {self.answerer_spec}: probes on a {self.summarizer_spec} compaction are "
+                               "answered by the same provider and model (the only one that can read its item); "
+                               "leave --answerer out")
         if self.judge and self.judge in (self.model, self.summarizer_spec):
             raise HarnessError(f"the judge {self.judge} is a model under test; pick another judge model")
         if self.recorded_tail not in ("recorded", "policy"):

@@ -16,9 +16,16 @@ from harness.models.builtin import respond
 from harness.models.builtin.context import ContextCache
 from harness.models.emulator.cache import AnthropicBreakpointCache, Clock, OpenAIPrefixCache
 from harness.models.emulator.faults import STATUS_FAULTS, EmulatorError, EmulatorTimeout, Fault, fault_error
+from harness.models.emulator import compaction, responses
+from harness.models.emulator.streaming import anthropic_stream, openai_stream
 from harness.models.emulator.wire import (anthropic_blocks, anthropic_message, error_response, openai_completion,
                                           openai_prompt_tokens, request_from_anthropic, request_from_openai,
                                           require)
+
+JSON = "application/json"
+# The models the emulator lists (GET /v1/models); it answers any model name it is sent.
+LISTED_MODELS = {"openai": ("gpt-5", "gpt-5.6", "gpt-5-mini"),
+                 "anthropic": ("claude-sonnet-4-6", "claude-opus-4-6", "claude-haiku-4-5")}
 
 @dataclass
 class Emulator:
@@ -42,13 +49,15 @@ class Emulator:
         for fault in faults:
             self.faults.append(Fault(fault) if isinstance(fault, str) else fault)
 
-    def handle(self, method: str, path: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
+    def handle(self, method: str, path: str, body: bytes,
+               headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
         """One HTTP exchange: (status, headers, body). Raises EmulatorTimeout for the timeout fault."""
         wire = path.split("?", 1)[0].rstrip("/")
-        anthropic = wire.endswith("/messages")
+        anthropic = wire.endswith("/messages") or "anthropic-version" in {k.lower() for k in headers or {}}
         try:
-            if method != "POST" or not (anthropic or wire.endswith("/chat/completions")):
-                raise EmulatorError(404, "not_found_error", f"no route for {method} {wire}")
+            if method == "GET" and wire.endswith("/models"):
+                return 200, {"content-type": JSON}, json.dumps(_model_list(anthropic)).encode()
+            route = _route(method, wire)
             fault = self._next_fault()
             if fault and fault.kind == "timeout":
                 raise EmulatorTimeout()
@@ -56,14 +65,26 @@ class Emulator:
                 raise fault_error(fault)
             payload = _json_payload(body)
             serial = self._received(payload)
-            truncate = bool(fault and fault.kind == "truncate")
-            reply = self._anthropic(payload, serial, truncate) if anthropic else self._openai(payload, serial, truncate)
-            if fault and fault.kind == "malformed":
-                return 200, {"content-type": "application/json"}, b'{"id": "broken", "choices": [ {'
-            headers = {"content-type": "application/json", LATENCY_SOURCE_HEADER: "modelled"}
-            return 200, headers, json.dumps(reply).encode()
+            kind = fault.kind if fault else None
+            reply = getattr(self, f"_{route}")(payload, serial, kind)
+            if kind == "malformed":
+                return 200, {"content-type": JSON}, b'{"id": "broken", "choices": [ {'
+            return self._answer(route, payload, reply)
         except EmulatorError as err:
             return error_response(err, anthropic)
+
+    def _answer(self, route: str, payload: dict, reply: dict) -> tuple[int, dict[str, str], bytes]:
+        """The reply as JSON, or as Server-Sent Events when the request asked to stream."""
+        headers = {"content-type": JSON, LATENCY_SOURCE_HEADER: "modelled"}
+        if not payload.get("stream"):
+            return 200, headers, json.dumps(reply).encode()
+        if route == "openai":
+            stream = openai_stream(reply, bool((payload.get("stream_options") or {}).get("include_usage")))
+        elif route == "anthropic":
+            stream = anthropic_stream(reply)
+        else:
+            raise EmulatorError(400, "invalid_request_error", f"stream=true is not emulated on {route} requests")
+        return 200, {**headers, "content-type": "text/event-stream"}, stream
 
     def _next_fault(self) -> Fault | None:
         with self._lock:
@@ -76,22 +97,53 @@ class Emulator:
             self._counter += 1
             return self._counter
 
-    def _openai(self, payload: dict, serial: int, truncate: bool) -> dict:
+    def _openai(self, payload: dict, serial: int, fault: str | None) -> dict:
         model = require(payload, "model", str)
+        require(payload, "messages", list, nonempty=True)
         limit = payload.get("max_completion_tokens") or payload.get("max_tokens") or 4096
         request = request_from_openai(payload, int(limit))
         prompt_tokens = openai_prompt_tokens(payload)
         cached = self.openai_cache.lookup_and_store(model, prompt_tokens)
-        text, finish = self._reply(request, truncate)
+        text, finish = self._reply(request, fault == "truncate")
         return openai_completion(serial, int(self.clock()), model, text, finish, len(prompt_tokens), cached)
 
-    def _anthropic(self, payload: dict, serial: int, truncate: bool) -> dict:
+    def _anthropic(self, payload: dict, serial: int, fault: str | None) -> dict:
         model = require(payload, "model", str)
         limit = require(payload, "max_tokens", int)
-        request = request_from_anthropic(payload, limit)
-        result = self.anthropic_cache.process(model, anthropic_blocks(payload))
-        text, finish = self._reply(request, truncate)
+        require(payload, "messages", list, nonempty=True)
+        if payload.get("compaction") is not None:
+            compaction.check_compaction_request(payload)
+        readable = compaction.unfold_blocks(payload)
+        request = request_from_anthropic(readable, limit)
+        result = self.anthropic_cache.process(model, anthropic_blocks(readable))
+        if payload.get("compaction") is not None:
+            ask = compaction.summary_request(request, payload["compaction"].get("instructions"))
+            text, _ = self._reply(ask, False)
+            return compaction.compaction_message(serial, model, text, result, fault == "drop_compaction")
+        text, finish = self._reply(request, fault == "truncate")
         return anthropic_message(serial, model, text, finish, result)
+
+    def _responses(self, payload: dict, serial: int, fault: str | None) -> dict:
+        model = require(payload, "model", str)
+        request = responses.request_from_responses(payload, int(payload.get("max_output_tokens") or 4096))
+        tokens = responses.prompt_tokens(request)
+        cached = self.openai_cache.lookup_and_store(model, tokens)
+        text, finish = self._reply(request, fault == "truncate")
+        return responses.response_body(serial, int(self.clock()), model, text, finish, len(tokens), cached)
+
+    def _compact(self, payload: dict, serial: int, fault: str | None) -> dict:
+        """POST /responses/compact: the builtin writes the compaction; only its sealed form leaves."""
+        model = require(payload, "model", str)
+        request = responses.request_from_responses(payload, compaction.DEFAULT_BUDGET)
+        tokens = responses.prompt_tokens(request)
+        cached = self.openai_cache.lookup_and_store(model, tokens)
+        text, _ = self._reply(compaction.summary_request(request, None), False)
+        items = responses.input_items(payload)
+        body = responses.compacted_body(serial, int(self.clock()), items, compaction.seal(text), len(tokens), cached,
+                                        _tokens.count(text))
+        if fault == "drop_compaction":  # a proxy that translates the call and loses the item
+            body["output"] = [o for o in body["output"] if o["type"] != "compaction"]
+        return body
 
     def _reply(self, request: ModelRequest, truncate: bool) -> tuple[str, str]:
         text, finish = respond(request, self.contexts)
@@ -101,6 +153,26 @@ class Emulator:
         if len(tokens) > request.max_output_tokens:
             return _tokens.decode(tokens[: request.max_output_tokens]), "length"
         return text, finish
+
+
+def _route(method: str, wire: str) -> str:
+    """Which handler answers; anything else is a 404 naming the method and path received."""
+    for suffix, route in (("/responses/compact", "compact"), ("/responses", "responses"),
+                          ("/chat/completions", "openai"), ("/messages", "anthropic")):
+        if wire.endswith(suffix):
+            if method != "POST":
+                raise EmulatorError(405, "invalid_request_error", f"{method} {wire}: this route takes POST")
+            return route
+    raise EmulatorError(404, "not_found_error", f"no route for {method} {wire}")
+
+
+def _model_list(anthropic: bool) -> dict[str, Any]:
+    if anthropic:
+        data = [{"type": "model", "id": m, "display_name": m, "created_at": "2026-01-01T00:00:00Z"}
+                for m in LISTED_MODELS["anthropic"]]
+        return {"data": data, "has_more": False, "first_id": data[0]["id"], "last_id": data[-1]["id"]}
+    return {"object": "list", "data": [{"id": m, "object": "model", "created": 0, "owned_by": "emulator"}
+                                       for m in LISTED_MODELS["openai"]]}
 
 
 def _json_payload(body: bytes) -> dict[str, Any]:

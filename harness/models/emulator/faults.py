@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
-FAULT_KINDS = ("429", "500", "529", "400", "401", "timeout", "malformed", "truncate")
+FAULT_KINDS = ("429", "500", "529", "400", "401", "timeout", "malformed", "truncate", "compaction_unavailable",
+               "drop_compaction")
 
 
 @dataclass(frozen=True)
@@ -17,9 +18,11 @@ class Fault:
 class EmulatorError(Exception):
     """A request the emulator answers with a provider-shaped HTTP error (bad request, no route, a fault)."""
 
-    def __init__(self, status: int, kind: str, message: str, retry_after: float | None = None):
+    def __init__(self, status: int, kind: str, message: str, retry_after: float | None = None,
+                 code: str | None = None):
         super().__init__(message)
         self.status, self.kind, self.message, self.retry_after = status, kind, message, retry_after
+        self.code = code  # Anthropic's error.details.error_code (its typed errors), OpenAI's error.code
 
 
 class EmulatorTimeout(Exception):
@@ -33,9 +36,12 @@ STATUS_FAULTS = MappingProxyType({
     "529": (529, "overloaded_error", "Overloaded (injected)"),
     "400": (400, "invalid_request_error", "Bad request (injected)"),
     "401": (401, "authentication_error", "invalid x-api-key (injected)"),
+    "compaction_unavailable": (529, "overloaded_error", "Compaction is temporarily unavailable (injected)"),
 })
+# Faults that carry Anthropic's typed error code.
+FAULT_CODES = MappingProxyType({"compaction_unavailable": "compaction_unavailable"})
 
 
 def fault_error(fault: Fault) -> EmulatorError:
     status, kind, message = STATUS_FAULTS[fault.kind]
-    return EmulatorError(status, kind, message, fault.retry_after)
+    return EmulatorError(status, kind, message, fault.retry_after, FAULT_CODES.get(fault.kind))

@@ -18,7 +18,8 @@ class EmulatorTransport(httpx2.BaseTransport):
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         try:
-            status, headers, body = self.emulator.handle(request.method, request.url.path, request.read())
+            status, headers, body = self.emulator.handle(request.method, request.url.path, request.read(),
+                                                         dict(request.headers))
         except EmulatorTimeout:
             raise httpx2.ReadTimeout("emulator: injected timeout", request=request) from None
         return httpx2.Response(status, headers=headers, content=body, request=request)
@@ -28,11 +29,11 @@ def _handler_for(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        def _exchange(self, method: str) -> None:
             length = int(self.headers.get("content-length") or 0)
             body = self.rfile.read(length)
             try:
-                status, headers, payload = emulator.handle("POST", self.path, body)
+                status, headers, payload = emulator.handle(method, self.path, body, dict(self.headers.items()))
             except EmulatorTimeout:
                 self.close_connection = True
                 return
@@ -43,7 +44,17 @@ def _handler_for(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(payload)
 
-        do_GET = do_POST
+        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+            self._exchange("POST")
+
+        def do_GET(self) -> None:  # noqa: N802
+            self._exchange("GET")
+
+        def do_DELETE(self) -> None:  # noqa: N802
+            self._exchange("DELETE")
+
+        def do_PUT(self) -> None:  # noqa: N802
+            self._exchange("PUT")
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet: the CLI reports, not the server
             return None

@@ -18,18 +18,22 @@ from harness.models.emulator.cache import AnthropicCacheResult, CacheBlock
 from harness.models.emulator.faults import EmulatorError
 
 
-def require(payload: dict, key: str, kind: type) -> Any:
+def require(payload: dict, key: str, kind: type, nonempty: bool = False) -> Any:
     value = payload.get(key)
-    if not isinstance(value, kind) or isinstance(value, bool):
-        raise EmulatorError(400, "invalid_request_error", f"{key}: field required ({kind.__name__})")
+    if not isinstance(value, kind) or isinstance(value, bool) or (nonempty and not value):
+        raise EmulatorError(400, "invalid_request_error",
+                            f"{key}: field required ({'a non-empty ' if nonempty else ''}{kind.__name__})")
     return value
 
 
 def error_response(err: EmulatorError, anthropic: bool) -> tuple[int, dict[str, str], bytes]:
     if anthropic:
-        body = {"type": "error", "error": {"type": err.kind, "message": err.message}}
+        error: dict[str, Any] = {"type": err.kind, "message": err.message}
+        if err.code:
+            error["details"] = {"error_code": err.code}
+        body = {"type": "error", "error": error}
     else:
-        body = {"error": {"message": err.message, "type": err.kind, "param": None, "code": None}}
+        body = {"error": {"message": err.message, "type": err.kind, "param": None, "code": err.code}}
     headers = {"content-type": "application/json"}
     if err.retry_after is not None:
         headers["retry-after"] = f"{err.retry_after:g}"
