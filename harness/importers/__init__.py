@@ -13,6 +13,7 @@ Public API (the CLI calls these):
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 from typing import Callable
@@ -153,10 +154,16 @@ def _table_window(model: str | None) -> tuple[int | None, str]:
 
 
 def _read(path: str) -> str:
+    """The transcript's text; a `.gz` file (large real sessions are stored compressed) is decompressed."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        data = Path(path).read_bytes()
+        if path.endswith(".gz"):
+            data = gzip.decompress(data)
+        return data.decode("utf-8")
     except OSError as exc:
-        raise InputError(path, None, None, f"cannot read transcript: {exc.strerror}") from None
+        raise InputError(path, None, None, f"cannot read transcript: {exc.strerror or exc}") from None
+    except EOFError as exc:
+        raise InputError(path, None, None, f"cannot read transcript: {exc}") from None
     except UnicodeDecodeError:
         raise InputError(path, None, None, "not UTF-8 text; expected a JSON or JSONL transcript") from None
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from harness.errors import HarnessError, InputError
@@ -33,9 +33,10 @@ class _Item:
 class SessionBuilder:
     """Collects messages, tool calls and results and compaction records in source order."""
 
-    def __init__(self, path: str, report: ImportReport):
+    def __init__(self, path: str, report: ImportReport, *, source_lines: bool = False):
         self.path = path
         self.report = report
+        self.source_lines = source_lines  # write each message's source line as meta.source_line
         self.redact = Redactor(report)
         self.system: str | None = None
         self.items: list[_Item] = []
@@ -158,7 +159,7 @@ class SessionBuilder:
                     self.report.pairs += 1
                 else:
                     answers.append(Message("tool", NO_RESULT, tool_call_id=new_id, name=call.name,
-                                           meta={"synthetic": True}))
+                                           meta={"synthetic": True}, line=message.line))
                     self.report.synthetic_results += 1
             fixed = Message("assistant", message.content, tuple(calls), usage=message.usage, meta=message.meta,
                             ts=message.ts, id=message.id, line=message.line)
@@ -173,7 +174,7 @@ class SessionBuilder:
             lines.append(json.dumps({"role": "system", "content": self.system}, ensure_ascii=False))
         for record in records:
             if isinstance(record, tuple):
-                record = message_record(record[1])
+                record = message_record(self._located(record[1]))
             lines.append(json.dumps(record, ensure_ascii=False))
         try:
             session = parse_session(lines, self.path)
@@ -181,6 +182,12 @@ class SessionBuilder:
             raise HarnessError(f"{self.path}: the imported session failed validation ({exc}); please report this") from None
         self._fill_report(session)
         return session
+
+    def _located(self, message: Message) -> Message:
+        """The message with `meta.source_line` when asked for (a synthetic result carries its call's line)."""
+        if not self.source_lines or not message.line:
+            return message
+        return replace(message, meta={**(message.meta or {}), "source_line": message.line})
 
     def _fill_report(self, session: Session) -> None:
         roles = Counter(m.role for m in session.messages)

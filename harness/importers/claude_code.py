@@ -1,14 +1,19 @@
-"""Claude Code native session JSONL (`~/.claude/projects/.../<session>.jsonl`).
+"""Claude Code native session JSONL (`~/.claude/projects/.../<session>.jsonl`), FORMATS.md and issue 21.
 
-- The live branch is rebuilt by walking `parentUuid` back from the last leaf (the last user/assistant/system
-  entry of the file that is not a sidechain); a `compact_boundary` continues through `logicalParentUuid`, so
-  the history before a compaction stays in the session. Entries off the branch are counted as skipped.
-- Assistant lines sharing `message.id` are merged into one assistant message (one content block per line).
-- `tool_use.id` pairs with `tool_result.tool_use_id`; thinking blocks are left out and counted.
-- A `system` entry with subtype `compact_boundary` followed by a user entry with `isCompactSummary` becomes a
-  `compaction` line (origin `claude-code`) holding the summary.
+- The live conversation is rebuilt from the `parentUuid` tree (`claude_code_tree`): parallel calls sharing a live
+  `message.id` and their results on sibling forks are kept, calls on an abandoned leaf are skipped and counted.
+  Live entries are mapped in file order.
+- Assistant entries sharing `message.id` (one content block each) are merged into one assistant message at its
+  first entry; its `usage` keeps the provider's four token counts from the entry that reported the most output
+  (Claude Code repeats the usage on every block, output growing while it streams). Thinking text goes into
+  `meta.thinking`, never into the content.
+- `tool_use.id` pairs with `tool_result.tool_use_id`; a live call with no result gets the builder's marker.
+- A `compact_boundary` followed by its `isCompactSummary` user entry becomes a `compaction` line (origin
+  `claude-code`, meta: trigger, preTokens, the boundary's line); the history before it stays in the session.
+- Every message carries `meta.source_line` (the 1-based line of its entry; the first line of a merged message) and
+  `ts`. The report counts every line of the file by fate.
 - User entries that are noise (isMeta, slash commands, interrupt markers, task notifications) are kept and
-  tagged in `meta.tag`; other system entries, attachments and bookkeeping types are skipped with counts.
+  tagged in `meta.tag`; other system entries, attachments and bookkeeping types are skipped as noise.
 """
 
 from __future__ import annotations
@@ -18,16 +23,19 @@ from typing import Any
 from harness.errors import InputError
 from harness.importers.anthropic_messages import add_anthropic_content
 from harness.importers.builder import SessionBuilder
+from harness.importers.claude_code_tree import MESSAGE_TYPES, Entry, LiveSet, blocks_of, live_entries, message_id
 from harness.importers.report import ImportReport
 from harness.importers.sources import load_jsonl
 from harness.session import Session
 
 EXPECTED = "a Claude Code session line {type, uuid, parentUuid, message, ...}"
-MESSAGE_TYPES = ("user", "assistant", "system", "attachment")
+USAGE_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")
+KEPT, TAGGED, REDACTED, NOISE = "kept", "kept, tagged as noise", "kept, secret redacted", "skipped as noise"
 
 
-def _noise_tag(entry: dict[str, Any], text: str) -> str | None:
-    if entry.get("isMeta"):
+def noise_tag(text: str, is_meta: bool = False) -> str | None:
+    """The kind of noise a Claude Code user message is (None: a real prompt); shared with the OpenAI export."""
+    if is_meta:
         return "meta"
     if "<command-name>" in text or "<local-command-stdout>" in text:
         return "command"
@@ -38,45 +46,7 @@ def _noise_tag(entry: dict[str, Any], text: str) -> str | None:
     return None
 
 
-def _branch(entries: list[tuple[int, dict[str, Any]]], report: ImportReport, path: str) -> list[tuple[int, dict]]:
-    by_uuid: dict[str, tuple[int, dict]] = {}
-    for number, entry in entries:
-        if isinstance(entry.get("uuid"), str):
-            by_uuid[entry["uuid"]] = (number, entry)
-    leaf = None
-    for number, entry in reversed(entries):
-        if entry.get("type") in ("user", "assistant", "system") and entry.get("uuid") and not entry.get("isSidechain"):
-            leaf = (number, entry)
-            break
-    if leaf is None:
-        raise InputError(path, None, None, f"no user or assistant entry found; expected {EXPECTED}")
-    chain: list[tuple[int, dict]] = []
-    seen: set[str] = set()
-    current: tuple[int, dict] | None = leaf
-    while current is not None:
-        number, entry = current
-        if entry["uuid"] in seen:
-            raise InputError(path, number, "parentUuid", "the parent chain loops back on itself")
-        seen.add(entry["uuid"])
-        chain.append(current)
-        parent = entry.get("parentUuid")
-        if parent is None and entry.get("subtype") == "compact_boundary":
-            parent = entry.get("logicalParentUuid")
-        if parent is None:
-            break
-        current = by_uuid.get(parent)
-        if current is None:
-            report.notes.append(f"line {number}: parent {parent} is not in the file; the branch starts here")
-    chain.reverse()
-    on_branch = {entry["uuid"] for _, entry in chain}
-    off = sum(1 for _, e in entries if e.get("type") in MESSAGE_TYPES and e.get("uuid") and e["uuid"] not in on_branch)
-    if off:
-        report.skip("entry off the live branch (sidechain or abandoned)", off)
-    return chain
-
-
-def import_claude_code(text: str, path: str, report: ImportReport) -> Session:
-    entries = load_jsonl(text, path, EXPECTED)
+def _check(entries: list[Entry], path: str) -> None:
     if not any(isinstance(entry.get("uuid"), str) for _, entry in entries):
         number, entry = entries[0]
         hint = " (it looks like a Codex rollout)" if "payload" in entry else ""
@@ -86,77 +56,156 @@ def import_claude_code(text: str, path: str, report: ImportReport) -> Session:
             raise InputError(path, number, "type", f"missing; expected {EXPECTED}")
         if entry["type"] in ("user", "assistant") and not isinstance(entry.get("message"), dict):
             raise InputError(path, number, "message", f"a {entry['type']} entry needs a message object ({EXPECTED})")
-        if entry["type"] not in MESSAGE_TYPES:
-            report.skip(f"bookkeeping: {entry['type']}")
-    chain = [(n, e) for n, e in _branch(entries, report, path) if e["type"] in MESSAGE_TYPES]
-    builder = SessionBuilder(path, report)
-    i = 0
-    pending_boundary: dict[str, Any] | None = None
-    while i < len(chain):
-        number, entry = chain[i]
+
+
+class _Mapper:
+    """Feeds the live entries to the builder in file order and gives every line of the file its fate."""
+
+    def __init__(self, entries: list[Entry], live: LiveSet, path: str, report: ImportReport):
+        self.path, self.report, self.live = path, report, live
+        self.builder = SessionBuilder(path, report, source_lines=True)
+        self.groups: dict[str, list[Entry]] = {}
+        for number, entry in entries:
+            if number in live.kept and entry["type"] == "assistant" and message_id(entry):
+                self.groups.setdefault(message_id(entry), []).append((number, entry))
+        self.emitted: set[str] = set()
+        self.boundary: dict[str, Any] | None = None
+
+    def add(self, number: int, entry: dict[str, Any]) -> None:
         kind = entry["type"]
-        if kind == "attachment":  # (bookkeeping types on the chain were counted above)
-            report.skip("attachment")
-            i += 1
-            continue
-        if kind == "system":
-            if entry.get("subtype") == "compact_boundary":
-                if pending_boundary is not None:
-                    report.skip("compact boundary without summary")
-                pending_boundary = {"line": number, **({"compactMetadata": entry["compactMetadata"]}
-                                                        if isinstance(entry.get("compactMetadata"), dict) else {})}
-            else:
-                report.skip(f"system entry: {entry.get('subtype') or 'plain'}")
-            i += 1
-            continue
-        message = entry["message"]
+        if kind not in MESSAGE_TYPES:
+            self.report.skip(f"bookkeeping: {kind}")
+            self.report.fate(NOISE)
+        elif number in self.live.abandoned:
+            self.report.skip("abandoned call (no result and no child entry anywhere)")
+            self.report.fate("abandoned call")
+        elif number in self.live.off_branch:
+            self.report.skip("entry off the live branch (sidechain or abandoned)")
+            self.report.fate("off-branch")
+        else:
+            before = self.report.redacted
+            fate = self._kept(number, entry)
+            self.report.fate(REDACTED if fate == KEPT and self.report.redacted > before else fate)
+
+    def finish(self) -> Session:
+        if self.boundary is not None:
+            self.report.skip("compact boundary without summary")
+        return self.builder.build()
+
+    def _kept(self, number: int, entry: dict[str, Any]) -> str:
+        kind = entry["type"]
+        if kind == "system" and entry.get("subtype") == "compact_boundary":
+            self._open_boundary(number, entry)
+            return KEPT
         if kind == "user" and entry.get("isCompactSummary"):
-            summary = message.get("content")
-            summary = summary if isinstance(summary, str) else "\n".join(
-                b.get("text", "") for b in summary or [] if isinstance(b, dict) and b.get("type") == "text")
-            meta = {k: v for k, v in (pending_boundary or {}).items() if k != "line"}
-            if pending_boundary is None:
-                report.notes.append(f"line {number}: compact summary without a compact_boundary before it")
-            builder.compaction(summary, "claude-code", meta=meta or None, line=number)
-            pending_boundary = None
-            i += 1
-            continue
-        if pending_boundary is not None:
-            report.skip("compact boundary without summary")
-            pending_boundary = None
+            self._summary(number, entry)
+            return KEPT
+        if kind in ("attachment", "system"):
+            self.report.skip("attachment" if kind == "attachment" else f"system entry: {entry.get('subtype') or 'plain'}")
+            return NOISE
+        if self.boundary is not None:
+            self.report.skip("compact boundary without summary")
+            self.boundary = None
         if kind == "assistant":
-            message_id = message.get("id")
-            blocks: list[Any] = []
-            usage = None
-            j = i
-            while j < len(chain):
-                n2, e2 = chain[j]
-                if e2["type"] != "assistant" or (j > i and (message_id is None or e2["message"].get("id") != message_id)):
-                    break
-                content = e2["message"].get("content")
-                blocks.extend(content if isinstance(content, list) else [{"type": "text", "text": content or ""}])
-                usage = e2["message"].get("usage") or usage
-                j += 1
-            if j - i > 1:
-                report.tag("assistant lines merged by message.id", j - i - 1)
-            model = message.get("model")
-            if isinstance(model, str) and model != "<synthetic>":
-                report.model = model
-            add_anthropic_content(builder, "assistant", blocks, "message", path, report, usage=usage,
-                                  ts=entry.get("timestamp"), id=message_id, line=number)
-            i = j
-            continue
-        # user
-        content = message.get("content")
+            return self._assistant(number, entry)
+        return self._user(number, entry)
+
+    def _open_boundary(self, number: int, entry: dict[str, Any]) -> None:
+        if self.boundary is not None:
+            self.report.skip("compact boundary without summary")
+        metadata = entry.get("compactMetadata") if isinstance(entry.get("compactMetadata"), dict) else {}
+        self.boundary = {k: metadata[k] for k in ("trigger", "preTokens") if k in metadata}
+        self.boundary["boundary_line"] = number
+        if number in self.live.orphan_boundaries:
+            self.boundary["logical_parent_missing"] = True
+
+    def _summary(self, number: int, entry: dict[str, Any]) -> None:
+        content = entry["message"].get("content")
+        summary = content if isinstance(content, str) else "\n".join(
+            b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+        if self.boundary is None:
+            self.report.notes.append(f"line {number}: compact summary without a compact_boundary before it")
+        meta = {**(self.boundary or {}), "source_line": number}
+        self.builder.compaction(summary, "claude-code", meta=meta, line=number)
+        self.boundary = None
+
+    def _assistant(self, number: int, entry: dict[str, Any]) -> str:
+        key = message_id(entry)
+        if key in self.emitted:
+            return KEPT  # merged into the message at its first entry
+        group = self.groups.get(key, []) if key else [(number, entry)]
+        if key:
+            self.emitted.add(key)
+        if len(group) > 1:
+            self.report.tag("assistant lines merged by message.id", len(group) - 1)
+        model = entry["message"].get("model")
+        if isinstance(model, str) and model != "<synthetic>":
+            self.report.model = model
+        texts, calls, thinking = self._blocks(group)
+        meta = {"thinking": self.builder.redact.text("\n\n".join(thinking))} if thinking else None
+        self.builder.assistant("\n".join(t for t in texts if t), calls, usage=_usage(group), meta=meta,
+                               ts=entry.get("timestamp"), id=key, line=number)
+        return KEPT
+
+    def _blocks(self, group: list[Entry]) -> tuple[list[str], list[tuple[str, str, dict]], list[str]]:
+        texts: list[str] = []
+        calls: list[tuple[str, str, dict]] = []
+        thinking: list[str] = []
+        for _, entry in group:
+            content = entry["message"].get("content")
+            if isinstance(content, str):
+                texts.append(content)
+            for block in blocks_of(entry):
+                kind = block.get("type")
+                if kind == "text":
+                    texts.append(str(block.get("text", "")))
+                elif kind == "tool_use":
+                    arguments = block.get("input")
+                    calls.append((str(block.get("id")), str(block.get("name")),
+                                  arguments if isinstance(arguments, dict) else {"value": arguments}))
+                elif kind == "thinking":
+                    self._thinking(str(block.get("thinking") or ""), thinking)
+                else:
+                    self.report.leave_out(f"{kind} block")
+        return texts, calls, thinking
+
+    def _thinking(self, text: str, into: list[str]) -> None:
+        if text.strip():
+            into.append(text)
+            self.report.thinking["blocks"] += 1
+            self.report.thinking["characters"] += len(text)
+        else:
+            self.report.thinking["empty"] += 1  # only a signature: nothing to keep
+
+    def _user(self, number: int, entry: dict[str, Any]) -> str:
+        content = entry["message"].get("content")
         plain = content if isinstance(content, str) else "\n".join(
             b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
-        tag = _noise_tag(entry, plain.lstrip())
-        if tag and plain.strip():
-            report.tag(f"user noise: {tag}")
-        add_anthropic_content(builder, "user", content, "message", path, report,
-                              meta={"tag": tag} if tag and plain.strip() else None, ts=entry.get("timestamp"),
-                              line=number)
-        i += 1
-    if pending_boundary is not None:
-        report.skip("compact boundary without summary")
-    return builder.build()
+        tag = noise_tag(plain.lstrip(), bool(entry.get("isMeta"))) if plain.strip() else None
+        if tag:
+            self.report.tag(f"user noise: {tag}")
+        add_anthropic_content(self.builder, "user", content, "message", self.path, self.report,
+                              meta={"tag": tag} if tag else None, ts=entry.get("timestamp"), line=number)
+        return TAGGED if tag else KEPT
+
+
+def _usage(group: list[Entry]) -> dict[str, int] | None:
+    best: dict[str, Any] | None = None
+    for _, entry in group:
+        usage = entry["message"].get("usage")
+        if isinstance(usage, dict) and (best is None or (usage.get("output_tokens") or 0) >= (best.get("output_tokens") or 0)):
+            best = usage
+    if best is None:
+        return None
+    return {k: best[k] for k in USAGE_KEYS if isinstance(best.get(k), int)} or None
+
+
+def import_claude_code(text: str, path: str, report: ImportReport) -> Session:
+    entries = load_jsonl(text, path, EXPECTED)
+    _check(entries, path)
+    live = live_entries(entries, path)
+    report.notes.extend(live.notes)
+    mapper = _Mapper(entries, live, path, report)
+    for number, entry in entries:
+        mapper.add(number, entry)
+    return mapper.finish()

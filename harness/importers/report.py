@@ -57,6 +57,8 @@ class ImportReport:
     left_out: Counter = field(default_factory=Counter)  # thinking / encrypted / images, by kind
     tagged: Counter = field(default_factory=Counter)  # messages kept but tagged in meta (noise, demo...)
     redacted: int = 0  # secrets replaced by [REDACTED]
+    entries: Counter = field(default_factory=Counter)  # fate -> source entries (formats that account per entry)
+    thinking: Counter = field(default_factory=Counter)  # "blocks" / "characters" kept in meta.thinking, "empty"
     model: str | None = None
     window: int | None = None
     window_source: str = ""
@@ -71,13 +73,17 @@ class ImportReport:
     def tag(self, kind: str, count: int = 1) -> None:
         self.tagged[kind] += count
 
+    def fate(self, kind: str, count: int = 1) -> None:
+        """What became of source entries: kept, kept as tagged noise, skipped as noise, off-branch, ..."""
+        self.entries[kind] += count
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "source": self.source, "format": self.format, "detected": self.detected,
             "messages": dict(self.messages), "turns": self.turns, "tool_calls": self.tool_calls,
             "pairs": self.pairs, "synthetic_results": self.synthetic_results, "compactions": self.compactions,
             "skipped": dict(self.skipped), "left_out": dict(self.left_out), "tagged": dict(self.tagged),
-            "redacted": self.redacted, "model": self.model, "window": self.window,
+            "redacted": self.redacted, "entries": dict(self.entries), "thinking": dict(self.thinking), "model": self.model, "window": self.window,
             "window_source": self.window_source, "notes": list(self.notes),
         }
 
@@ -95,9 +101,19 @@ class ImportReport:
             "left out: " + (_counts(self.left_out) or "nothing"),
             "tagged: " + (_counts(self.tagged) or "nothing"),
             f"secrets redacted: {self.redacted}",
+            *self._entry_lines(),
             f"model: {self.model or 'unknown'}; window: {self.window} ({self.window_source})",
         ]
         out += [f"note: {note}" for note in self.notes]
+        return out
+
+    def _entry_lines(self) -> list[str]:
+        out = []
+        if self.entries:
+            out.append(f"entries: {sum(self.entries.values())} ({_counts(self.entries)})")
+        if self.thinking:
+            out.append(f"thinking kept in meta.thinking: {self.thinking['blocks']} blocks, "
+                       f"{self.thinking['characters']} characters; signature-only blocks: {self.thinking['empty']}")
         return out
 
     def render(self) -> str:

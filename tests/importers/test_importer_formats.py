@@ -69,14 +69,14 @@ def test_claude_code_live_branch_merge_pairing_and_compaction():
     assert first.role == "assistant" and first.content == "Let me run the tests."
     assert [c.id for c in first.tool_calls] == ["toolu_1"]
     assert first.usage == {"input_tokens": 10, "output_tokens": 5}
-    assert report.left_out["thinking"] == 1
+    assert report.thinking["empty"] == 1 and not report.left_out  # the thinking block held only a signature
     # the failing result keeps is_error
     assert session.messages[2].tool_call_id == "toolu_1" and session.messages[2].is_error
     # compaction: boundary + isCompactSummary -> one compaction line covering the 5 messages before it
     (block,) = session.compactions
     assert block.origin == "claude-code" and block.covers == 5 and block.position == 5
     assert "test_empty failure comes from parse()" in block.content
-    assert block.meta == {"compactMetadata": {"trigger": "auto", "preTokens": 150000}}
+    assert block.meta == {"trigger": "auto", "preTokens": 150000, "boundary_line": 12, "source_line": 13}
     assert not any("being continued" in t for t in texts)  # the summary is not also a user message
     # parallel tool_use over two lines; results came in the other order and are placed in call order
     parallel = next(m for m in session.messages if len(m.tool_calls) == 2)
@@ -86,7 +86,7 @@ def test_claude_code_live_branch_merge_pairing_and_compaction():
     assert session.messages[-1].content == NO_RESULT and report.synthetic_results == 1
     assert report.pairs == 4 and report.tool_calls == 5
     # noise is kept but tagged; bookkeeping and other system entries are counted
-    assert session.messages[5].meta == {"tag": "command"}
+    assert session.messages[5].meta == {"tag": "command", "source_line": 14}
     assert report.tagged["user noise: command"] == 1
     assert report.skipped["bookkeeping: summary"] == 1
     assert report.skipped["bookkeeping: file-history-snapshot"] == 1
@@ -101,8 +101,9 @@ def test_claude_code_live_branch_merge_pairing_and_compaction():
 def test_claude_code_openai_export_compaction_and_inline_thinking():
     session, report, _ = load("claude_code_openai.json", "claude-code-openai")
     assert session.system == "You are Claude Code."
-    assert session.messages[1].content == "On it."  # <thinking> removed
-    assert report.left_out["thinking"] == 1
+    assert session.messages[1].content == "On it."  # <thinking> moved out of the content, into meta
+    assert session.messages[1].meta == {"thinking": "find the file"}
+    assert report.thinking == {"blocks": 1, "characters": 13, "empty": 0} and not report.left_out
     (block,) = session.compactions
     assert block.origin == "claude-code" and block.covers == 3
     assert block.content.startswith("Summary: the user wants version 2.0")
@@ -133,7 +134,7 @@ def test_codex_pairing_custom_outputs_parallel_calls_and_compacted():
     (block,) = session.compactions
     assert block.origin == "codex" and block.covers == 6
     assert block.content.startswith("Summary: build failed on TS2304")
-    assert block.meta["kept_user_messages"][0] == "Use pnpm, not npm. Make the build pass."
+    assert block.meta["kept_history"][0] == {"role": "user", "content": "Use pnpm, not npm. Make the build pass."}
     # two consecutive function_calls are one assistant message with parallel calls, results in call order
     parallel = session.messages[6]
     assert [c.id for c in parallel.tool_calls] == ["call_3", "call_4"]
