@@ -45,7 +45,7 @@ def test_study_counts_each_point_kind_and_exact_values_over_what_the_full_histor
     rows = {row["name"]: row for row in retained["points"]}
     assert list(rows) == ["a compaction:1", "a compaction:2", "b compaction:1"]
     assert rows["a compaction:1"] == {"name": "a compaction:1", "probes": 2, "full": 2, "floor": 0,
-                                           "arms": {REAL: 2, BUILTIN: 1}, "lost": {REAL: [], BUILTIN: ["port"]}}
+                                      "arms": {REAL: 2, BUILTIN: 1}, "lost": {REAL: [], BUILTIN: ["port"]}}
     assert rows["a compaction:2"]["floor"] == 1 and rows["a compaction:2"]["lost"] == {REAL: ["port2"], BUILTIN: []}
     # a probe the full history fails counts as a probe, never as one a summary could keep or lose
     assert rows["b compaction:1"]["full"] == 0 and rows["b compaction:1"]["lost"] == {REAL: [], BUILTIN: []}
