@@ -60,6 +60,14 @@ def run_cases(cases: list[Case], config: RunConfig | RunPlan, folder: RunFolder,
     `config` may be a plan already made (`plan_run`); otherwise it is planned here, once."""
     plan = plan_run(config)
     folder.create(run_header(plan.config, run_id, label, shard), resume)
+    try:
+        return _run_todo(cases, plan, folder, resume, repeat, concurrency, on_case)
+    finally:
+        folder.release()
+
+
+def _run_todo(cases: list[Case], plan: RunPlan, folder: RunFolder, resume: bool, repeat: int, concurrency: int,
+              on_case: Callable[[dict[str, Any]], None] | None) -> dict[str, Any]:
     done = folder.finished_cases() if resume else set()
     todo = [(case, r) for case in cases for r in range(repeat) if (case.id, r) not in done]
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
