@@ -48,7 +48,7 @@ def parse_json(text: str, where: str, what: str, line: int | None = None) -> Any
         return json.loads(text)
     except json.JSONDecodeError as exc:
         at = line if line is not None else exc.lineno
-        raise InputError(where, at, None, f"bad JSON in {what}: {exc.msg} at column {exc.colno}") from None
+        raise InputError(where, at, None, f"{what} is not valid JSON (bad JSON at column {exc.colno}: {exc.msg})") from None
     except RecursionError:
         raise InputError(where, line, None, f"{what} nests too deeply") from None
 
@@ -125,6 +125,14 @@ def safe_segment(text: Any, where: str, key: str) -> str:
     if not isinstance(text, str) or not SAFE_SEGMENT.fullmatch(text) or len(text) > 200:
         raise InputError(where, None, key, f"{text!r} is not a safe name: use letters, digits, `.`, `_` and `-` "
                                            f"(not starting with `.`)")
+    return text
+
+
+def safe_name(text: str, option: str) -> str:
+    """A name given on the command line that becomes a folder (a label, a run id)."""
+    if not SAFE_SEGMENT.fullmatch(text) or len(text) > 200:
+        raise HarnessError(f"{option} {text!r}: use letters, digits, `.`, `_` and `-` (not starting with `.`): "
+                           f"it names a folder")
     return text
 
 

@@ -8,7 +8,9 @@ Command modules import the library inside their command functions: the parser is
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import threading
 from typing import Sequence
 
 from harness.cli import cases, compare, cost, gate, merge, run, serve, simulate, validate_summarizer
@@ -50,6 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         stderr().print("interrupted")
+        if argv is None:
+            stop_now(130)
         return 130
     except Exception as exc:  # the last boundary: a bug or an unforeseen input is one line, not a traceback
         if getattr(args, "debug", False):
@@ -57,6 +61,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {type(exc).__name__}: {one_line(exc)} (rerun with --debug for the traceback)",
               file=sys.stderr)
         return 2
+
+
+def stop_now(code: int) -> None:
+    """Exit at once when a worker thread still waits on a request: everything finished is written (only
+    the main thread writes results; cassettes are replaced atomically), and joining the worker would hold
+    Ctrl-C until the server answers or the request times out."""
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def one_line(exc: BaseException) -> str:
