@@ -42,7 +42,7 @@ def decode(data: bytes, where: str, what: str) -> str:
 
 def parse_json(text: str, where: str, what: str, line: int | None = None) -> Any:
     """JSON text, or a one-line error with the line; nesting beyond MAX_JSON_DEPTH is refused up front."""
-    if _depth_exceeds(text, MAX_JSON_DEPTH):
+    if depth_exceeds(text, MAX_JSON_DEPTH):
         raise InputError(where, line, None, f"{what} nests deeper than {MAX_JSON_DEPTH} levels")
     try:
         return json.loads(text)
@@ -53,7 +53,7 @@ def parse_json(text: str, where: str, what: str, line: int | None = None) -> Any
         raise InputError(where, line, None, f"{what} nests too deeply") from None
 
 
-def _depth_exceeds(text: str, limit: int) -> bool:
+def depth_exceeds(text: str, limit: int) -> bool:
     """A cheap bracket count (strings included, which only over-counts): JSON this deep is never ours."""
     if text.count("[") + text.count("{") <= limit:
         return False

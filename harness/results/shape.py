@@ -30,6 +30,19 @@ def parsed(build: Callable[[Any], T], data: Any, where: str, what: str, fix: str
         raise InputError(where, None, what, f"wrong shape ({' '.join(str(exc).split())[:120]}); {fix}") from None
 
 
+def case_record(data: Any) -> CaseRecord:
+    """CaseRecord.from_json with the identifying fields type-checked (they become keys and file names)."""
+    for key, kind in (("case", str), ("pool", str), ("status", str)):
+        if not isinstance(data.get(key), kind):
+            raise ValueError(f"{key} must be a string")
+    repeat = data.get("repeat", 0)
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 0:
+        raise ValueError("repeat must be a whole number")
+    if data.get("error") is not None and not isinstance(data["error"], str):
+        raise ValueError("error must be a string")
+    return CaseRecord.from_json(data)
+
+
 def check_run(data: dict[str, Any], where: str) -> dict[str, Any]:
     """A run.json document with every part the studies read (header, cases, aggregates)."""
     fix = "the run folder is damaged: rerun it, or rebuild run.json with --resume"
@@ -38,13 +51,13 @@ def check_run(data: dict[str, Any], where: str) -> dict[str, Any]:
     if not isinstance(cases, dict):
         raise InputError(where, None, "cases", f"must be an object of case records; {fix}")
     for key, case in cases.items():
-        parsed(CaseRecord.from_json, case, where, f"cases.{key}", fix)
+        parsed(case_record, case, where, f"cases.{key}", fix)
     same_shape(_aggregates_template(), data.get("aggregates"), where, "aggregates", fix)
     return data
 
 
 def check_case_file(data: Any, where: str) -> CaseRecord:
-    return parsed(CaseRecord.from_json, data, where, "case", "a truncated or edited case file: delete it and "
+    return parsed(case_record, data, where, "case", "a truncated or edited case file: delete it and "
                                                               "rerun with --resume to evaluate the case again")
 
 
