@@ -51,4 +51,5 @@ def test_ctrl_c_stops_within_a_second_while_a_request_hangs(tmp_path, loopback):
         for connection in held:
             connection.close()
     assert process.returncode == 130, process.stderr.read().decode()[-500:]
+    print(f"stopped {took:.2f} s after SIGINT")
     assert took < STOP_WITHIN_S + SLACK_S, f"took {took:.2f} s after SIGINT"
