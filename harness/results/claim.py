@@ -18,8 +18,22 @@ from harness.errors import HarnessError
 CLAIM_FILE = ".claim"
 
 
-def claim_folder(folder: Path, resume: bool) -> IO[str]:
-    """The open, locked claim file of `folder`; keep it open while writing (close it to release)."""
+class Claim:
+    """The open, locked claim file. A copy of a run folder (benchmarks copy one per round) is the same
+    writer, so it shares the claim instead of copying an open file."""
+
+    def __init__(self, handle: IO[str]):
+        self.handle = handle
+
+    def close(self) -> None:
+        self.handle.close()
+
+    def __deepcopy__(self, memo: dict) -> Claim:
+        return self
+
+
+def claim_folder(folder: Path, resume: bool) -> Claim:
+    """The locked claim of `folder`; keep it while writing (close it to release)."""
     folder.mkdir(parents=True, exist_ok=True)
     marker = folder / CLAIM_FILE
     flags = os.O_WRONLY | os.O_CREAT | (0 if resume else os.O_EXCL)
@@ -40,4 +54,4 @@ def claim_folder(folder: Path, resume: bool) -> IO[str]:
     handle.truncate(0)
     handle.write(f"{os.getpid()}\n")
     handle.flush()
-    return handle
+    return Claim(handle)
