@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import threading
+import zlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable
 
 from harness.errors import InputError
+from harness.validate import decode, encoded, parse_json
 
 ROLES = ("system", "user", "assistant", "tool", "compaction")
 OPTIONAL_KEYS = ("id", "ts", "usage", "meta")
@@ -151,10 +155,10 @@ def read_session(path: str | Path) -> Session:
         data = path.read_bytes()
         if path.suffix == ".gz":
             data = gzip.decompress(data)
-        text = data.decode("utf-8")
+        text = decode(data, str(path), "the session")
     except OSError as exc:
         raise InputError(str(path), None, None, f"cannot read session: {exc.strerror or exc}") from None
-    except (EOFError, UnicodeDecodeError) as exc:
+    except (EOFError, UnicodeDecodeError, gzip.BadGzipFile, zlib.error) as exc:
         raise InputError(str(path), None, None, f"cannot read session: {exc}") from None
     return parse_session(text.splitlines(), str(path))
 
@@ -210,10 +214,7 @@ def _failer(path: str, line: int):
 
 
 def _parse_line(raw: str, path: str, number: int) -> dict[str, Any]:
-    try:
-        record = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, number, None, f"bad JSON: {exc.msg} at column {exc.colno}") from None
+    record = parse_json(raw, path, "the line", line=number)
     if not isinstance(record, dict):
         raise InputError(path, number, None, "each line must be a JSON object")
     role = record.get("role")
@@ -235,6 +236,11 @@ def _text(record: dict[str, Any], fail) -> str:
 def _message(record: dict[str, Any], fail, number: int) -> Message:
     role = record["role"]
     calls: list[ToolCall] = []
+    if not isinstance(record.get("tool_calls") or [], list):
+        fail("tool_calls", "must be a list of {id, name, arguments} objects")
+    for key in ("id", "ts", "name"):
+        if record.get(key) is not None and not isinstance(record[key], str):
+            fail(key, "must be a string")
     for position, call in enumerate(record.get("tool_calls") or []):
         where = f"tool_calls[{position}]"
         if not isinstance(call, dict):
@@ -273,6 +279,10 @@ def _compaction(record: dict[str, Any], position: int, path: str, number: int) -
     covers = record.get("covers")
     if not isinstance(covers, int) or isinstance(covers, bool):
         fail("covers", "must be an integer message index")
+    if record.get("origin") is not None and not isinstance(record["origin"], str):
+        fail("origin", "must be a string")
+    if record.get("meta") is not None and not isinstance(record["meta"], dict):
+        fail("meta", "must be an object")
     if not 0 < covers <= position:
         fail("covers", f"{covers} is out of range: the block comes after message {position - 1}, "
                        f"so covers must be between 1 and {position}")
@@ -329,4 +339,11 @@ def dumps_session(session: Session) -> str:
 
 
 def write_session(path: str | Path, session: Session) -> None:
-    Path(path).write_text(dumps_session(session), encoding="utf-8")
+    """Written whole or not at all; a lone surrogate (half an emoji) is escaped, never fatal."""
+    path = Path(path)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        partial.write_bytes(encoded(dumps_session(session)))
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)

@@ -71,14 +71,31 @@ def test_a_summarizer_that_drops_a_section_fails_the_gate_and_names_the_lost_pro
     assert "FAIL" in md.read_text() and "`one/the-error`" in md.read_text()
 
 
-def test_thresholds_fail_an_unchanged_run_when_set_above_it(cases, tmp_path):
+def test_thresholds_fail_a_run_when_set_above_it(cases, tmp_path):
+    # the run gated against its own baseline (no regression), so only the thresholds can fail it
+    broken = run(cases, tmp_path / "broken", "--sections", NO_ERRORS)
+    baseline = tmp_path / "baseline.json"
+    main(["gate", str(broken), "--baseline", str(baseline), "--update-baseline"])
+    assert main(["gate", str(broken), "--baseline", str(baseline), "--min-pass-rate", "0.1"]) == 0
+    assert main(["gate", str(broken), "--baseline", str(baseline), "--min-pass-rate", "1.0"]) == 1
+    assert main(["gate", str(broken), "--baseline", str(baseline), "--min-pass-rate", "error=1.0"]) == 1
+    assert main(["gate", str(broken), "--baseline", str(baseline), "--min-pass-rate", "recall=0.5"]) == 2
+
+
+@pytest.mark.parametrize("option", [["--min-pass-rate", "2"], ["--min-pass-rate", "error=1.01"],
+                                    ["--max-drop", "-1"], ["--alpha", "5"], ["--alpha", "0"],
+                                    ["--min-effect", "nan"]])
+def test_out_of_range_thresholds_are_usage_errors(cases, tmp_path, option, capsys):
     base = run(cases, tmp_path / "base")
     baseline = tmp_path / "baseline.json"
     main(["gate", str(base), "--baseline", str(baseline), "--update-baseline"])
-    assert main(["gate", str(base), "--baseline", str(baseline), "--min-pass-rate", "0.5"]) == 0
-    assert main(["gate", str(base), "--baseline", str(baseline), "--min-pass-rate", "1.01"]) == 1
-    assert main(["gate", str(base), "--baseline", str(baseline), "--min-pass-rate", "error=1.01"]) == 1
-    assert main(["gate", str(base), "--baseline", str(baseline), "--min-pass-rate", "recall=0.5"]) == 2
+    capsys.readouterr()
+    try:  # argparse's own range checks exit 2 through SystemExit; --min-pass-rate's return 2
+        code = main(["gate", str(base), "--baseline", str(baseline), *option])
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and option[0] in err and "Traceback" not in err
 
 
 def test_bad_or_mismatched_baselines_exit_2_with_one_line(cases, tmp_path, capsys):

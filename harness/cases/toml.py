@@ -18,9 +18,18 @@ from harness.cases.schema import KINDS, POINT, POOLS, Case, Probe
 from harness.errors import HarnessError, InputError
 from harness.matching import normalise_item
 from harness.session import Session, write_session
+from harness.validate import encoded, inside, read_text, reject_unknown, safe_segment
 
 CASE_FILE = "case.toml"
 SESSION_FILE = "session.jsonl"
+# Every key case.toml takes: a misspelt one is an error, never silently ignored.
+TABLES = ("case", "model", "probe", "policy", "generator")
+CASE_KEYS = ("id", "title", "pool", "session", "notes")
+MODEL_KEYS = ("name", "context_window", "max_output_tokens")
+PROBE_KEYS = ("id", "kind", "question", "all", "none", "regex", "planted_at", "rubric", "at", "draft", "accept",
+              "reject", "note")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_KIND_NAMES = {str: "a string", int: "an integer", dict: "a table", bool: "true or false"}
 
 # ---------------------------------------------------------------------------------------------
 # reading
@@ -32,31 +41,41 @@ def load_case(directory: str | Path) -> Case:
     path = directory / CASE_FILE
     data = _read_toml(path)
     where = str(path)
+    reject_unknown(data, TABLES, where, "case.toml")
     case = _table(data, "case", where)
     model = _table(data, "model", where)
-    case_id = _get(case, "id", str, where, "case")
+    reject_unknown(case, CASE_KEYS, where, "case")
+    reject_unknown(model, MODEL_KEYS, where, "model")
+    case_id = safe_segment(_get(case, "id", str, where, "case"), where, "case.id")
     if case_id != directory.name:
         raise InputError(where, None, "case.id", f"{case_id!r} must equal the folder name {directory.name!r}")
     pool = _get(case, "pool", str, where, "case")
     if pool not in POOLS:
         raise InputError(where, None, "case.pool", f"{pool!r} is not one of {', '.join(POOLS)}")
-    probes = tuple(_probe(raw, where, n) for n, raw in enumerate(data.get("probe", []), start=1))
+    raw_probes = data.get("probe", [])
+    if not isinstance(raw_probes, list) or not all(isinstance(p, dict) for p in raw_probes):
+        raise InputError(where, None, "probe", "probes are [[probe]] tables (two brackets), one per probe")
+    probes = tuple(_probe(raw, where, n) for n, raw in enumerate(raw_probes, start=1))
     seen: set[str] = set()
     for probe in probes:
         if probe.id in seen:
             raise InputError(where, None, f"probe {probe.id}", "duplicate probe id")
         seen.add(probe.id)
+    session_file = _optional(case, "session", str, where, "case", SESSION_FILE)
+    inside(directory / session_file, directory, where, "case.session")
+    settings = _optional(data, "policy", dict, where, "", {})
     return Case(
         id=case_id,
-        title=case.get("title", case_id),
+        title=_optional(case, "title", str, where, "case", case_id),
         pool=pool,
         directory=directory,
-        session_file=case.get("session", SESSION_FILE),
-        context_window=_get(model, "context_window", int, where, "model"),
-        max_output_tokens=model.get("max_output_tokens", 16384),
-        model_name=model.get("name"),
+        session_file=session_file,
+        context_window=_positive(_get(model, "context_window", int, where, "model"), where, "model.context_window"),
+        max_output_tokens=_positive(_optional(model, "max_output_tokens", int, where, "model", 16384), where,
+                                    "model.max_output_tokens"),
+        model_name=_optional(model, "name", str, where, "model", None),
         probes=probes,
-        settings=dict(data.get("policy", {})),
+        settings=dict(settings),
     )
 
 
@@ -118,6 +137,22 @@ def _table(data: dict, name: str, where: str) -> dict:
     return table
 
 
+def _optional(table: dict, key: str, kind: type, where: str, prefix: str, default: Any) -> Any:
+    if key not in table:
+        return default
+    value = table[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        name = f"{prefix}.{key}" if prefix else f"[{key}]"
+        raise InputError(where, None, name, f"must be {_KIND_NAMES.get(kind, kind.__name__)}, not {value!r}")
+    return value
+
+
+def _positive(value: int, where: str, key: str) -> int:
+    if value < 1:
+        raise InputError(where, None, key, f"must be 1 or more, not {value}")
+    return value
+
+
 def _get(table: dict, key: str, kind: type, where: str, prefix: str):
     value = table.get(key)
     if not isinstance(value, kind) or isinstance(value, bool):
@@ -145,10 +180,14 @@ def _probe(raw: dict, where: str, number: int) -> Probe:
         fail("`none` must be a list of strings")
     regex = raw.get("regex")
     if regex is not None:
+        if not isinstance(regex, str):
+            fail("`regex` must be a string")
         try:
-            re.compile(regex)
-        except (re.error, TypeError) as exc:
+            compiled = re.compile(regex)
+        except re.error as exc:
             fail(f"bad regex: {exc}")
+        if compiled.search("") is not None:
+            fail(f"regex {regex!r} matches an empty answer, so it would pass any answer")
     if not items and regex is None:
         fail("needs `all` or `regex`: something to check the answer against")
     for item in [*(a for i in items for a in ([i] if isinstance(i, str) else i)), *none]:
@@ -166,18 +205,19 @@ def _probe(raw: dict, where: str, number: int) -> Probe:
     at = raw.get("at", "end")
     if not isinstance(at, str) or not POINT.match(at):
         fail(f"at {at!r} must be `end`, `compaction:N` or `message:M`")
-    note = raw.get("note")
-    if note is not None and not isinstance(note, str):
-        fail("`note` must be a string")
-    unknown = set(raw) - {"id", "kind", "question", "all", "none", "regex", "planted_at", "rubric", "at", "draft",
-                          "accept", "reject", "note"}
+    for key in ("note", "rubric"):
+        if raw.get(key) is not None and not isinstance(raw[key], str):
+            fail(f"`{key}` must be a string")
+    if not isinstance(raw.get("draft", False), bool):
+        fail(f"`draft` must be true or false, not {raw['draft']!r}")
+    unknown = set(raw) - set(PROBE_KEYS)
     if unknown:
         fail(f"unknown field {sorted(unknown)[0]!r}")
     return Probe(
         id=raw["id"], kind=raw["kind"], question=raw["question"],
         all=tuple((i,) if isinstance(i, str) else tuple(i) for i in items),
         none=tuple(none), regex=regex, planted_at=planted, rubric=raw.get("rubric"), at=at,
-        draft=bool(raw.get("draft", False)), note=note, **examples,
+        draft=raw.get("draft", False), note=raw.get("note"), **examples,
     )
 
 
@@ -188,10 +228,10 @@ def _is_item(item: Any) -> bool:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise HarnessError(f"{path}: no case.toml here (a case is a folder with case.toml and session.jsonl)")
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError:
-        raise HarnessError(f"{path}: no case.toml here (a case is a folder with case.toml and session.jsonl)") from None
+        return tomllib.loads(read_text(path, "case.toml", "cannot read case.toml"))
     except tomllib.TOMLDecodeError as exc:
         raise InputError(str(path), None, None, f"bad TOML: {exc}") from None
 
@@ -201,8 +241,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 def toml_string(value: str) -> str:
-    """A TOML basic string (JSON escapes are valid TOML escapes for what json.dumps emits)."""
-    return json.dumps(value, ensure_ascii=False)
+    """A TOML basic string (JSON escapes are valid TOML escapes for what json.dumps emits). TOML has no escape
+    for a lone surrogate (half an emoji), so one becomes U+FFFD instead of a file no reader takes."""
+    return json.dumps(_LONE_SURROGATE.sub("\ufffd", value), ensure_ascii=False)
 
 
 def toml_value(value: Any) -> str:
@@ -250,7 +291,7 @@ def write_case_files(directory: str | Path, session: Session, toml_text: str, *,
     try:
         out.mkdir(parents=True, exist_ok=True)
         write_session(out / SESSION_FILE, session)
-        toml_path.write_text(toml_text, encoding="utf-8")
+        toml_path.write_bytes(encoded(toml_text))
     except OSError as exc:
         raise HarnessError(f"{out}: cannot write the case: {exc.strerror}") from None
     return toml_path

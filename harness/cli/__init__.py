@@ -8,11 +8,14 @@ Command modules import the library inside their command functions: the parser is
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import threading
 from typing import Sequence
 
 from harness.cli import cases, compare, cost, gate, merge, real, run, serve, simulate, validate_summarizer, view
 from harness.errors import HarnessError
+from harness.redact import redact
 from harness.render.console import stderr
 
 COMMANDS = (run, compare, gate, merge, simulate, cases, cost, validate_summarizer, real, serve, view)  # the order of --help
@@ -26,7 +29,18 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         command.add_parser(commands)
+    add_debug(parser)
     return parser
+
+
+def add_debug(parser: argparse.ArgumentParser) -> None:
+    """--debug on every parser and subparser, so it can go anywhere on the line."""
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the traceback of an unexpected error")
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for subparser in action.choices.values():
+                add_debug(subparser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -34,8 +48,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)  # one line, never wrapped
+        print(f"error: {one_line(exc)}", file=sys.stderr)  # one line, never wrapped
         return exc.exit_code
     except KeyboardInterrupt:
         stderr().print("interrupted")
+        if argv is None:
+            stop_now(130)
         return 130
+    except Exception as exc:  # the last boundary: a bug or an unforeseen input is one line, not a traceback
+        if getattr(args, "debug", False):
+            raise
+        print(f"error: {type(exc).__name__}: {one_line(exc)} (rerun with --debug for the traceback)",
+              file=sys.stderr)
+        return 2
+
+
+def stop_now(code: int) -> None:
+    """Exit at once when a worker thread still waits on a request: everything finished is written (only
+    the main thread writes results; cassettes are replaced atomically), and joining the worker would hold
+    Ctrl-C until the server answers or the request times out."""
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def one_line(exc: BaseException) -> str:
+    """The error as one printable line with every secret removed."""
+    return redact(" ".join(str(exc).split())).encode("utf-8", "backslashreplace").decode("utf-8")

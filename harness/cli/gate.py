@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import harness.cli.options as options
 from harness.errors import HarnessError
+from harness.validate import writable_file
 
 if TYPE_CHECKING:
     from harness.studies.gate import Thresholds
@@ -19,11 +20,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--update-baseline", action="store_true", help="write the baseline from this run")
     parser.add_argument("--min-pass-rate", action="append", metavar="[KIND=]RATE",
                         help="fail under this compacted pass rate, overall or for one probe kind (repeatable)")
-    parser.add_argument("--max-drop", type=float, metavar="RATE", help="fail when the pass rate drops more than this")
-    parser.add_argument("--min-effect", type=float, default=0.05,
+    parser.add_argument("--max-drop", type=options.rate, metavar="RATE",
+                        help="fail when the pass rate drops more than this (0 to 1)")
+    parser.add_argument("--min-effect", type=options.rate, default=0.05,
                         help="live runs: smallest drop that fails (%(default)s)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="live runs: significance level (%(default)s)")
-    parser.add_argument("--junit", metavar="FILE", help="JUnit XML, one test case per probe")
+    parser.add_argument("--alpha", type=options.bounded_float(0.0, 1.0, open_low=True), default=0.05,
+                        help="live runs: significance level, above 0 to 1 (%(default)s)")
+    parser.add_argument("--junit", metavar="FILE", type=options.output_file, help="JUnit XML, one test case per probe")
     options.add_markdown(parser, "a summary for a CI job page")
     parser.set_defaults(func=command)
 
@@ -33,6 +36,8 @@ def command(args: argparse.Namespace) -> int:
     from harness.results.folder import read_run
     from harness.studies.gate import gate, read_baseline, update_baseline
 
+    if args.update_baseline:
+        writable_file(args.baseline, "--update-baseline")  # before any work: exit 2, not a traceback at the end
     run = read_run(args.run)
     if args.update_baseline:
         show_baseline(update_baseline(run, args.baseline), args.baseline)
@@ -55,6 +60,8 @@ def parse_thresholds(args: argparse.Namespace) -> Thresholds:
             rate = float(number)
         except ValueError:
             raise HarnessError(f"--min-pass-rate {value!r}: expected a rate like 0.8 or KIND=0.8") from None
+        if not 0.0 <= rate <= 1.0:
+            raise HarnessError(f"--min-pass-rate {value!r}: a rate is from 0 to 1")
         if sep:
             per_kind[kind] = rate
         else:

@@ -9,6 +9,7 @@ configuration whichever spelling it was given.
 from __future__ import annotations
 
 import argparse
+import math
 from dataclasses import dataclass, fields
 from typing import Any, Sequence
 
@@ -159,11 +160,11 @@ def add_json(parser: argparse.ArgumentParser, what: str = "one JSON document on 
 
 
 def add_markdown(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument("--markdown", metavar="FILE", help=what)
+    parser.add_argument("--markdown", metavar="FILE", type=output_file, help=what)
 
 
 def add_plot(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument("--plot", metavar="FILE.png", help=what)
+    parser.add_argument("--plot", metavar="FILE.png", type=output_file, help=what)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -178,6 +179,51 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of 1 or more, not {text!r}")
     return value
+
+
+def output_file(text: str) -> str:
+    """An output file option, checked when parsed so a bad target fails before any work: not a folder, and
+    its folder is made when missing."""
+    from harness.validate import writable_file
+
+    try:
+        writable_file(text, "")
+    except HarnessError as exc:
+        raise argparse.ArgumentTypeError(str(exc).strip()) from None
+    return text
+
+
+def bounded_int(low: int, high: int):
+    """An argparse type: a whole number from `low` to `high`."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected a whole number of {low} or more, at most {high}, not {text!r}")
+        return value
+
+    return parse
+
+
+def bounded_float(low: float, high: float, *, open_low: bool = False):
+    """An argparse type: a finite number from `low` to `high` (above `low` when `open_low`)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or not (low < value if open_low else low <= value) or value > high:
+            bound = f"above {low:g}" if open_low else f"from {low:g}"
+            raise argparse.ArgumentTypeError(f"expected a number {bound} to {high:g}, not {text!r}")
+        return value
+
+    return parse
+
+
+positive_float = bounded_float(0.0, 86400.0, open_low=True)
+rate = bounded_float(0.0, 1.0)
 
 
 def port_number(text: str) -> int:

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import harness.cli.options as options
 from harness.errors import HarnessError
+from harness.models.base import DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES, MAX_RETRIES
+from harness.validate import safe_name
 
 if TYPE_CHECKING:
     from harness.run.config import RunConfig
@@ -52,7 +54,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                           "Errors,Next steps)")
     options.add_prices(run)
     options.add_concurrency(run)
-    run.add_argument("--repeat", type=options.positive_int, default=1, help="evaluate each case K times (live runs)")
+    run.add_argument("--repeat", type=options.bounded_int(1, 100), default=1,
+                     help="evaluate each case K times, 1 to 100 (live runs)")
+    run.add_argument("--request-timeout", type=options.positive_float, default=DEFAULT_REQUEST_TIMEOUT_S, metavar="S",
+                     help="seconds one provider request may take before it is retried (default %(default)g)")
+    run.add_argument("--retries", type=options.bounded_int(0, MAX_RETRIES), default=DEFAULT_RETRIES, metavar="N",
+                     help="retries of a failed request (429, 5xx, 529, timeouts; back-off capped, honouring "
+                          "retry-after; default %(default)s)")
     run.add_argument("--out", help="results folder (default: results/<run-id>)")
     run.add_argument("--label", help="a name for the run (part of the run id)")
     run.add_argument("--resume", action="store_true", help="continue the run in --out, skipping finished cases")
@@ -72,6 +80,8 @@ def command(args: argparse.Namespace) -> int:
 
     if args.resume and not args.out:
         raise HarnessError("--resume needs --out DIR: the folder of the run to continue")
+    if args.label:
+        safe_name(args.label, "--label")
     run_options = RunOptions(out=Path(args.out) if args.out else None, label=args.label, resume=args.resume,
                              repeat=args.repeat, concurrency=args.concurrency, shard=args.shard)
     cases = discover(args.cases_dir, args.cases or None)
@@ -103,7 +113,7 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
     return [RunConfig(policy=policy, model=model, summarizer=summarizer, answerer=args.answerer, judge=args.judge,
                       cache=args.cache == "on", settings=settings, record_mode=args.record_mode,
                       cassettes=args.cassettes, prices=args.prices, sections=parse_sections(args.sections),
-                      control=control, **recorded)
+                      control=control, request_timeout=args.request_timeout, retries=args.retries, **recorded)
             for policy, model, summarizer, control in product(args.policy or ["default"], args.model or ["builtin"],
                                                               args.summarizer or ["same"], controls_of(args))]
 

@@ -30,6 +30,7 @@ from harness.importers.openai_chat import import_openai_chat
 from harness.importers.report import DEFAULT_MAX_OUTPUT_TOKENS, CaseMeta, ImportReport, known_window
 from harness.importers.swe_agent import import_swe_agent
 from harness.session import Session
+from harness.validate import MAX_JSON_DEPTH, depth_exceeds
 
 __all__ = ["FORMATS", "CaseMeta", "ImportReport", "detect", "draft_probes", "import_transcript", "render_probes",
            "write_case"]
@@ -105,6 +106,8 @@ def import_transcript(path: str | Path, fmt: str = "auto", *, window: int | None
     transcript or the known-model table, `window` is required."""
     path = str(path)
     text = _read(path)
+    if depth_exceeds(text, MAX_JSON_DEPTH):  # json.loads would recurse out on it, in detect or the importer
+        raise InputError(path, None, None, f"the transcript nests deeper than {MAX_JSON_DEPTH} levels")
     report = ImportReport(source=path)
     if fmt == "auto":
         fmt = detect(path, text)
@@ -112,7 +115,7 @@ def import_transcript(path: str | Path, fmt: str = "auto", *, window: int | None
     if fmt not in FORMATS:
         raise HarnessError(f"unknown transcript format {fmt!r}; expected auto or one of: {', '.join(FORMATS)}")
     report.format = fmt
-    session = FORMATS[fmt][1](text, path, report)
+    session = _parsed(FORMATS[fmt][1], text, path, report)
     if model:
         report.model = model
     if window is not None:
@@ -134,6 +137,17 @@ def import_transcript(path: str | Path, fmt: str = "auto", *, window: int | None
         format=fmt,
     )
     return session, report, meta
+
+
+def _parsed(importer: Importer, text: str, path: str, report: ImportReport) -> Session:
+    """The importer's session; a transcript of a shape it does not expect (a value of another type, a
+    missing key, nesting no agent writes) is a one-line error naming the file, not a traceback."""
+    try:
+        return importer(text, path, report)
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError, RecursionError) as exc:
+        problem = " ".join(f"{type(exc).__name__}: {exc}".split())[:160]
+        raise InputError(path, None, None, f"not a {report.format} transcript this importer reads ({problem}); "
+                                           f"check --from") from None
 
 
 def _table_window(model: str | None) -> tuple[int | None, str]:

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from harness.importers.report import ImportReport
+from harness.redact import TOKEN_PATTERNS
 
-_SECRET_PATTERNS = [
-    re.compile(r"(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{16,}"),
-    re.compile(r"(?<![A-Za-z0-9_-])sk-(?!ant-)[A-Za-z0-9_-]{16,}"),
-    re.compile(r"(?<![A-Za-z0-9])AKIA[0-9A-Z]{16}(?![0-9A-Z])"),
-    re.compile(r"(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{20,}"),
-    re.compile(r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{20,}"),
-    re.compile(r"(?<=Bearer )[A-Za-z0-9._~+/=-]{16,}"),
-]
+_SECRET_PATTERNS = TOKEN_PATTERNS  # one list of token shapes for imports and outputs (harness.redact)
 REDACTED = "[REDACTED]"
 
 

@@ -30,6 +30,11 @@ KEY_VARIABLES = MappingProxyType({"openai": "OPENAI_API_KEY", "anthropic": "ANTH
 EMULATOR = "emulator"
 RECORD_MODES = ("none", "once", "new", "all")
 DEFAULT_TIMEOUT_S = 600.0
+# `run --request-timeout/--retries` defaults: a hung server costs minutes, not ten; a burst of 429/529 is
+# ridden out (the SDKs back off exponentially, capped at 8 s, and honour retry-after up to RetryAfterCap's bound).
+DEFAULT_REQUEST_TIMEOUT_S = 300.0
+DEFAULT_RETRIES = 5
+MAX_RETRIES = 20
 # Headers the cassette and the emulator use to tell the adapters where a latency figure comes from.
 LATENCY_SOURCE_HEADER = "x-harness-latency-source"
 RECORDED_ELAPSED_HEADER = "x-harness-recorded-elapsed"

@@ -25,11 +25,17 @@ import httpx2
 
 from harness.errors import HarnessError
 from harness.models.base import KEY_VARIABLES, LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER
+from harness.models.cassette_file import CASSETTE_VERSION, check_cassette
+from harness.redact import redact
+from harness.validate import encoded
 
-CASSETTE_VERSION = 1
 # Transient failures are retried by the SDK; recording them would make every replay sleep and retry.
 _UNRECORDED_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 REDACTED = "<redacted>"
+
+
+def _succeeded(interaction: dict[str, Any]) -> bool:
+    return 200 <= interaction["response"]["status"] < 300
 
 
 def will_record(path: Path, mode: str) -> bool:
@@ -71,8 +77,9 @@ def request_hash(canonical: dict[str, Any]) -> str:
 
 class CassetteTransport(httpx2.BaseTransport):
     def __init__(self, path: Path, *, inner: httpx2.BaseTransport | None, mode: str = "none", case_id: str = "?",
-                 secrets: tuple[str, ...] = ()):
+                 secrets: tuple[str, ...] = (), record_errors: bool = False):
         self.path, self.inner, self.case_id = Path(path), inner, case_id
+        self.record_errors = record_errors  # keep 4xx replies too (to replay a failure on purpose)
         self.mode = mode if mode != "once" else ("all" if not self.path.exists() else "none")
         # Never persist a key, even if a caller put one in a body: scrub every known key value on write.
         self.secrets = tuple(s for s in (*secrets, *(os.environ.get(v, "") for v in KEY_VARIABLES.values()))
@@ -89,23 +96,19 @@ class CassetteTransport(httpx2.BaseTransport):
     def _load(self) -> list[dict[str, Any]]:
         if not self.path.exists():
             return []
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            interactions = data["interactions"]
-            assert isinstance(interactions, list)
-        except (OSError, ValueError, KeyError, AssertionError, TypeError):
-            raise HarnessError(f"{self.path}: not a readable cassette; re-record it with --record-mode all") from None
-        return interactions
+        return check_cassette(self.path, self.case_id)
 
     def _save(self) -> None:
         document = {"version": CASSETTE_VERSION, "case": self.case_id, "interactions": self.interactions}
-        text = json.dumps(document, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
-        for secret in self.secrets:
-            text = text.replace(secret, REDACTED)
+        text = redact(json.dumps(document, indent=2, ensure_ascii=False, sort_keys=False) + "\n", self.secrets)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(".json.tmp")
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(self.path)  # atomic: an interrupted run never leaves half a cassette
+        # unique per writer: two recordings into one folder never share (and lose) a temporary file
+        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            temporary.write_bytes(encoded(text))
+            temporary.replace(self.path)  # atomic: an interrupted run never leaves half a cassette
+        finally:
+            temporary.unlink(missing_ok=True)
 
     # -- transport
 
@@ -125,16 +128,31 @@ class CassetteTransport(httpx2.BaseTransport):
         response = self.inner.handle_request(request)
         content = response.read()
         elapsed = time.perf_counter() - started
-        if response.status_code not in _UNRECORDED_STATUSES:
+        if self._keeps(response.status_code, content):
             with self._lock:
                 self._record(digest, canonical, response.status_code, content, elapsed)
         return httpx2.Response(response.status_code, headers=response.headers, content=content, request=request)
+
+    def _keeps(self, status: int, content: bytes) -> bool:
+        """Only well-formed successes are recorded (a 200 whose body is not JSON is not one); error replies
+        only when asked, and transient ones never."""
+        if status in _UNRECORDED_STATUSES:
+            return False
+        if not 200 <= status < 300:
+            return self.record_errors
+        try:
+            return isinstance(json.loads(content), dict)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return False
 
     def _next_recorded(self, digest: str) -> dict[str, Any] | None:
         queue = self._queues.get(digest)
         if not queue or self.mode == "all":
             return None
         served = self._served.get(digest, 0)
+        recorded = self.interactions[queue[min(served, len(queue) - 1)]]
+        if self.mode == "new" and not self.record_errors and not _succeeded(recorded):
+            return None  # a failure recorded by an older harness: ask again, never replay it as an answer
         if served >= len(queue):
             if self.mode == "new":
                 return None  # record one more copy

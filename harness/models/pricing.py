@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from harness.errors import HarnessError
 from harness.models.base import Usage
+from harness.validate import read_text
 
 PER_MILLION = 1_000_000
 _DATE_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
@@ -64,9 +65,7 @@ def load_prices(path: str | Path | None = None) -> dict[str, ModelPrice]:
         return table
     file = Path(path)
     try:
-        document = tomllib.loads(file.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise HarnessError(f"{file}: cannot read prices file: {err.strerror}") from None
+        document = tomllib.loads(read_text(file, "the prices file", "cannot read prices file"))
     except tomllib.TOMLDecodeError as err:
         raise HarnessError(f"{file}: not valid TOML: {err}") from None
     for name, row in _rows(document, str(file)).items():
@@ -95,14 +94,18 @@ def _merge(base: ModelPrice | None, name: str, row: Any, where: str) -> ModelPri
         raise HarnessError(f'{where}: models."{name}": unknown field {sorted(unknown)[0]!r}; '
                            f"known: {', '.join(sorted(_FIELDS))}")
     values = dict(row)
-    if isinstance(values.get("long_context"), dict):
-        try:
-            values["long_context"] = LongContextTier(**values["long_context"])
-        except TypeError:
-            raise HarnessError(f'{where}: models."{name}".long_context needs above, input, cache, output') from None
-    for key in ("input", "cache_read", "output", "cache_write", "cache_write_long"):
-        if key in values and not isinstance(values[key], (int, float)):
-            raise HarnessError(f'{where}: models."{name}".{key} must be a number (USD per million tokens)')
+    if "long_context" in values:
+        values["long_context"] = _tier(values["long_context"], f'{where}: models."{name}".long_context')
+    for key in _RATES:
+        if key in values:
+            _rate(values[key], f'{where}: models."{name}".{key}')
+    for key in ("window", "max_output"):
+        value = values.get(key)
+        if key in values and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise HarnessError(f'{where}: models."{name}".{key} must be a whole number of tokens, 1 or more')
+    for key in ("provider", "source", "note"):
+        if key in values and not isinstance(values[key], str):
+            raise HarnessError(f'{where}: models."{name}".{key} must be a string')
     if base is not None:
         return replace(base, **values)
     missing = [key for key in _REQUIRED if key not in values]
@@ -110,6 +113,30 @@ def _merge(base: ModelPrice | None, name: str, row: Any, where: str) -> ModelPri
         raise HarnessError(f'{where}: models."{name}" is missing {", ".join(missing)}')
     values.setdefault("provider", name.split(":")[0] if ":" in name else "unknown")
     return ModelPrice(model=name, **values)
+
+
+_RATES = ("input", "cache_read", "output", "cache_write", "cache_write_long")
+MAX_RATE = 10_000.0  # USD per million tokens: far above any price list, below a typo of a few zeros
+
+
+def _rate(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_RATE:
+        raise HarnessError(f"{where} must be a number from 0 to {MAX_RATE:g} (USD per million tokens), not {value!r}")
+    return value  # NaN fails the range test above
+
+
+def _tier(value: Any, where: str) -> LongContextTier:
+    if not isinstance(value, dict) or set(value) - {"above", "input", "cache", "output"} or "above" not in value:
+        raise HarnessError(f"{where} must be a table with above and the input, cache, output multipliers")
+    above = value["above"]
+    if isinstance(above, bool) or not isinstance(above, int) or above < 1:
+        raise HarnessError(f"{where}.above must be a whole number of tokens, 1 or more")
+    for key in ("input", "cache", "output"):
+        if key in value:
+            multiplier = value[key]
+            if isinstance(multiplier, bool) or not isinstance(multiplier, (int, float)) or not 0 <= multiplier <= 100:
+                raise HarnessError(f"{where}.{key} must be a multiplier from 0 to 100, not {multiplier!r}")
+    return LongContextTier(**value)
 
 
 def resolve(model: str, prices: PriceTable) -> ModelPrice:

@@ -11,6 +11,7 @@ import httpx2
 
 from harness.errors import HarnessError
 from harness.models.base import LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER
+from harness.redact import redact
 
 RETRY_AFTER_HEADERS = ("retry-after", "retry-after-ms")
 
@@ -65,7 +66,8 @@ def latency_from(headers: httpx2.Headers, measured_s: float) -> tuple[float, str
 
 
 def one_line(text: object, limit: int = 300) -> str:
-    flat = " ".join(str(text).split())
+    """One line of provider text with every secret removed (an error body may quote the request's key)."""
+    flat = redact(" ".join(str(text).split()))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

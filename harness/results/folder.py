@@ -25,8 +25,12 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
 from harness.errors import HarnessError
+from harness.redact import redact
 from harness.results.aggregate import Aggregator
+from harness.results.claim import claim_folder
+from harness.results.shape import check_case_file, check_run
 from harness.results.schema import SCHEMA_VERSION, CaseRecord, RunHeader
+from harness.validate import encoded, read_json_file, writable_folder
 
 # Fields that differ between two identical runs: left out when runs are compared for equality.
 VOLATILE_KEYS = frozenset({"merged_from", "created", "finished", "timings", "latency", "run_id", "out", "git_commit",
@@ -66,6 +70,7 @@ class RunFolder:
     _texts: dict[str, bytes] = field(default_factory=dict, repr=False)  # the same, serialised once
     _aggregator: Aggregator = field(default_factory=Aggregator, repr=False)
     _order: list[str] = field(default_factory=list, repr=False)  # record keys in case-file order
+    _claim: Any = field(default=None, repr=False)  # the open claim file, held while the run writes
 
     @property
     def run_file(self) -> Path:
@@ -76,9 +81,12 @@ class RunFolder:
         return self.path / "cases" / f"{case_id}{suffix}.json"
 
     def create(self, header: RunHeader, resume: bool) -> None:
-        """Open the folder for writing: a new run, or (resume) the run it holds with its finished cases."""
+        """Open the folder for writing: a new run, or (resume) the run it holds with its finished cases.
+        The folder is claimed first (harness.results.claim), so two processes never write one run."""
+        writable_folder(self.path, "--out")
         if self.run_file.exists() and not resume:
             raise HarnessError(f"{self.path} already holds a run: pass --resume to continue it or --out elsewhere")
+        self._claim = claim_folder(self.path, resume)
         existing = RunHeader.from_json(read_run(self.path)) if resume and self.run_file.exists() else None
         if existing is not None and existing.configuration.to_json() != header.configuration.to_json():
             raise HarnessError(f"{self.path}: --resume with a different configuration than the run it holds")
@@ -121,17 +129,24 @@ class RunFolder:
                 (("aggregates", self._aggregator.result(final=bool(finished))),
                  *((("finished", finished),) if finished else ()))]
         with _atomic(self.run_file) as out:
-            out.write(("{\n" + ",\n".join(head) + ',\n "cases": ' + ("{\n" if keys else "{}")).encode())
+            out.write(encoded(redact("{\n" + ",\n".join(head) + ',\n "cases": ' + ("{\n" if keys else "{}"))))
             for position, key in enumerate(keys):  # no joined copy of every case's text
                 out.write(self._texts[key])
                 out.write(b",\n" if position < len(keys) - 1 else b"\n }")
-            out.write((",\n" + ",\n".join(tail) + "\n}\n").encode())
+            out.write(encoded(redact(",\n" + ",\n".join(tail) + "\n}\n")))
 
     def finish(self) -> dict[str, Any]:
         """The run finished: run.json written with its finishing time, returned as a dict."""
         finished = now()
         self.write_run(finished)
+        self.release()
         return self.document(finished)
+
+    def release(self) -> None:
+        """Give up the folder's claim (the run finished or stopped); reading it stays possible."""
+        if self._claim is not None:
+            self._claim.close()
+            self._claim = None
 
     # -- internals
 
@@ -141,8 +156,7 @@ class RunFolder:
         return self.header.to_json()
 
     def _read_case_files(self) -> list[CaseRecord]:
-        return [CaseRecord.from_json(json.loads(p.read_text(encoding="utf-8")))
-                for p in sorted((self.path / "cases").glob("*.json"))]
+        return [read_case_file(p) for p in sorted((self.path / "cases").glob("*.json"))]
 
     def _load(self, records: list[CaseRecord]) -> None:
         self._records, self._documents, self._texts, self._aggregator, self._order = {}, {}, {}, Aggregator(), []
@@ -157,7 +171,7 @@ class RunFolder:
             insort(self._order, record.key, key=_file_order)
         self._records[record.key] = record
         self._documents[record.key] = document
-        self._texts[record.key] = f"  {_dumps(record.key)}: {_nested(document, 2)}".encode()
+        self._texts[record.key] = encoded(redact(f"  {_dumps(record.key)}: {_nested(document, 2)}"))
         self._aggregator.add(record)
 
 
@@ -180,14 +194,17 @@ def _atomic(path: Path) -> Iterator[BinaryIO]:
     """Write through a temporary file so a crash never leaves half a document (UTF-8 bytes)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with partial.open("wb") as out:
-        yield out
-    partial.replace(path)
+    try:
+        with partial.open("wb") as out:
+            yield out
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)  # a failed write leaves no temporary file behind
 
 
 def _write_text(path: Path, text: str) -> None:
     with _atomic(path) as out:
-        out.write(text.encode())
+        out.write(encoded(redact(text)))
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -196,12 +213,14 @@ def write_json(path: Path, data: Any) -> None:
 
 def read_json(path: Path, what: str, missing: str) -> Any:
     """A JSON document a user pointed at, or a one-line error saying what was expected."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError:
-        raise HarnessError(f"{path}: {missing}") from None
-    except json.JSONDecodeError as exc:
-        raise HarnessError(f"{path}: {what} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    if not Path(path).is_file():
+        raise HarnessError(f"{path}: {missing}")
+    return read_json_file(path, what, missing)
+
+
+def read_case_file(path: Path) -> CaseRecord:
+    """One case file of a run folder, checked (a truncated one names itself and the fix)."""
+    return check_case_file(read_json_file(path, "the case file", "cannot read the case file"), str(path))
 
 
 def read_run(path: str | Path) -> dict[str, Any]:
@@ -211,7 +230,7 @@ def read_run(path: str | Path) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
         found = data.get("schema_version") if isinstance(data, dict) else None
         raise HarnessError(f"{run_file}: schema_version {found!r}, this harness reads {SCHEMA_VERSION}")
-    return data
+    return check_run(data, str(run_file))
 
 
 def strip_volatile(data: Any) -> Any:
@@ -244,7 +263,7 @@ def merge_runs(paths: list[str | Path], out: str | Path) -> dict[str, Any]:
             if case_file.name in seen:
                 raise HarnessError(f"{case_file.stem} is in both {seen[case_file.name]} and {path}: shards overlap")
             seen[case_file.name] = path
+            record = read_case_file(case_file)  # checked before anything is copied
             shutil.copyfile(case_file, target.path / "cases" / case_file.name)  # the shard's bytes, as written
-            target.add(CaseRecord.from_json(json.loads(case_file.read_text(encoding="utf-8"))),
-                       write_case=False, write_run=False)
+            target.add(record, write_case=False, write_run=False)
     return target.finish()

@@ -17,6 +17,7 @@ from harness.metrics import age_bucket, check_summary
 from harness.models import ModelClient, cassette_path, open_client
 from harness.models.compaction_item import item_reference
 from harness.policy import make_policy
+from harness.redact import redact
 from harness.probes import CONDITIONS, ContextText, conditions, grade
 from harness.results.schema import (CaseOutcome, CaseRecord, ConditionGrade, ContextRecord, CostRecord, EventRecord,
                                     ProbeRecord, SummaryRecord, Timeline, TimingRecord, Timings,
@@ -38,8 +39,10 @@ class Clients:
             cassette = None
             if self.plan.spec(spec).provider != "builtin":
                 cassette = cassette_path(self.plan.config.cassettes, self.case_id, spec)
-            self.opened[spec] = open_client(spec, cassette_path=cassette, record_mode=self.plan.config.record_mode,
-                                            case_id=self.case_id)
+            config = self.plan.config
+            self.opened[spec] = open_client(spec, cassette_path=cassette, record_mode=config.record_mode,
+                                            case_id=self.case_id, timeout=config.request_timeout,
+                                            max_retries=config.retries)
         return self.opened[spec]
 
     def close(self) -> None:
@@ -57,9 +60,10 @@ def guarded_case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecor
     try:
         return case_record(case, plan, repeat)
     except HarnessError as exc:
-        return CaseRecord.failed(case.id, case.pool, repeat, str(exc))
-    except Exception as exc:  # isolate the case; the run goes on and reports it
-        return CaseRecord.failed(case.id, case.pool, repeat, f"{type(exc).__name__}: {exc}")
+        return CaseRecord.failed(case.id, case.pool, repeat, redact(str(exc)))
+    except Exception as exc:  # isolate the case; the run goes on and reports it, naming the case's file
+        return CaseRecord.failed(case.id, case.pool, repeat, redact(f"{case.directory / 'case.toml'}: "
+                                                                    f"{type(exc).__name__}: {exc}"))
 
 
 def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:

@@ -18,6 +18,7 @@ from harness.compaction.controls import CONTROLS
 from harness.compaction.summarizer import SECTIONS
 from harness.errors import HarnessError
 from harness.models import ModelSpec, check_spec, require_key
+from harness.models.base import DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES
 from harness.policy import PolicyConfig
 from harness.results.schema import Configuration
 
@@ -51,6 +52,9 @@ class RunConfig:
     prices: str | None = None  # a price file over the shipped table (--prices)
     sections: tuple[str, ...] = SECTIONS  # the sections the summary instruction asks for
     control: str | None = None  # a reference control summary instead (compaction.controls), sized by the summarizer
+    # How a request to a provider is made; never part of the configuration's record (results do not depend on it).
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT_S
+    retries: int = DEFAULT_RETRIES
 
     @property
     def summarizer_spec(self) -> str:

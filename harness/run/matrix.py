@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import time
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed, wait
 from pathlib import Path
 from typing import Any, Callable
 
@@ -18,6 +18,9 @@ from harness.results.folder import RunFolder, git_commit, harness_version, now
 from harness.results.schema import CaseRecord, RunHeader
 from harness.run.case import guarded_case_record
 from harness.run.config import RunConfig, RunPlan, plan_run
+
+
+INTERRUPT_GRACE_S = 0.5
 
 
 def run_header(config: RunConfig, run_id: str, label: str | None, shard: str | None = None) -> RunHeader:
@@ -60,25 +63,37 @@ def run_cases(cases: list[Case], config: RunConfig | RunPlan, folder: RunFolder,
     `config` may be a plan already made (`plan_run`); otherwise it is planned here, once."""
     plan = plan_run(config)
     folder.create(run_header(plan.config, run_id, label, shard), resume)
+    try:
+        return _run_todo(cases, plan, folder, resume, repeat, concurrency, on_case)
+    finally:
+        folder.release()
+
+
+def _run_todo(cases: list[Case], plan: RunPlan, folder: RunFolder, resume: bool, repeat: int, concurrency: int,
+              on_case: Callable[[dict[str, Any]], None] | None) -> dict[str, Any]:
     done = folder.finished_cases() if resume else set()
     todo = [(case, r) for case in cases for r in range(repeat) if (case.id, r) not in done]
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        futures = [pool.submit(guarded_case_record, case, plan, r) for case, r in todo]
-        written: set[Future[CaseRecord]] = set()
-        try:
-            for future in as_completed(futures):
-                record = future.result()
-                folder.add(record)  # one writer: the case file, then run.json
-                written.add(future)
-                if on_case:
-                    on_case(record.to_json())
-        except BaseException:
-            # Interrupted: start nothing new; keep what finished meanwhile, for --resume.
-            pool.shutdown(wait=True, cancel_futures=True)
-            for future in futures:
-                if future not in written and future.done() and not future.cancelled() and not future.exception():
-                    folder.add(future.result())
-            raise
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))  # no `with`: its exit would join a hung worker
+    futures = [pool.submit(guarded_case_record, case, plan, r) for case, r in todo]
+    written: set[Future[CaseRecord]] = set()
+    try:
+        for future in as_completed(futures):
+            record = future.result()
+            folder.add(record)  # one writer: the case file, then run.json
+            written.add(future)
+            if on_case:
+                on_case(record.to_json())
+    except BaseException as stop:
+        # Stopped: start nothing new; keep what finished meanwhile, for --resume. Ctrl-C waits at most
+        # INTERRUPT_GRACE_S for cases in flight (a hung server would hold it for minutes); an error waits.
+        pool.shutdown(wait=False, cancel_futures=True)
+        in_flight = [f for f in futures if not f.cancelled()]  # a cancelled future never reports done to wait()
+        wait(in_flight, timeout=INTERRUPT_GRACE_S if isinstance(stop, KeyboardInterrupt) else None)
+        for future in futures:
+            if future not in written and future.done() and not future.cancelled() and not future.exception():
+                folder.add(future.result())
+        raise
+    pool.shutdown(wait=True)
     return folder.finish()
 
 

@@ -17,6 +17,7 @@ from harness.errors import HarnessError
 from harness.metrics import mcnemar_exact
 from harness.results.folder import RunFolder
 from harness.results.headline import headline
+from harness.run.preflight import preflight
 from harness.run.config import RunConfig, plan_run
 from harness.run.matrix import default_run_id, matrix, parse_shard, results_path, run_cases
 from harness.studies.gate import outcomes, paired_headline, summary_testing
@@ -222,7 +223,7 @@ def run_configurations(cases: list[Case], configs: list[RunConfig], options: Run
                        observer: RunObserver) -> ConfigurationRuns:
     """Every configuration over its share of the cases, one run folder each; compared when several."""
     shard = parse_shard(options.shard)
-    plans = {config: plan_run(config) for config in configs}  # all checked once, before the first model call
+    plans = dict(zip(configs, preflight(cases, configs, options.repeat)))  # all checked before any model call
     several = len(configs) > 1
     base = options.out
     finished_runs = []

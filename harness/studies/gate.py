@@ -18,6 +18,7 @@ from harness.errors import HarnessError
 from harness.metrics import Rate, bootstrap_difference, cluster_bootstrap_difference, mcnemar_exact
 from harness.results.folder import SCHEMA_VERSION, read_json, write_json
 from harness.results.headline import group_of
+from harness.results.shape import check_baseline
 
 BASELINE_KIND = "compaction-harness-baseline"
 
@@ -114,7 +115,7 @@ def read_baseline(path: str | Path) -> dict[str, Any]:
     for key in ("probes", "cases", "grade"):
         if key not in data:
             raise HarnessError(f"{path}: baseline has no {key!r}")
-    return data
+    return check_baseline(data, str(path))
 
 
 @dataclass(frozen=True)

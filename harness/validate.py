@@ -1,0 +1,177 @@
+"""The input boundary's shared checks: reading a user's file, shape checks with one-line errors, path
+segments, and output targets checked before any work.
+
+Every reader calls these at its entry so a decode, type or shape problem is an InputError naming the file,
+the line or key, and the fix (exit 2), never a traceback from deep inside.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any, Iterable
+
+from harness.errors import HarnessError, InputError
+
+# A case id, label or run id becomes a folder or file name: letters, digits, `.`, `_`, `-`, not `.` or `..`.
+SAFE_SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+MAX_JSON_DEPTH = 200  # deeper documents are not ones the harness writes; json.loads would recurse out
+
+
+def read_text(path: str | Path, what: str, missing: str) -> str:
+    """A user's file as UTF-8 text: a missing file says `missing`, bad bytes name the offset."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise InputError(str(path), None, None, f"is a folder, expected {what}") from None
+    except OSError as exc:
+        raise InputError(str(path), None, None, f"{missing} ({exc.strerror or exc})") from None
+    return decode(data, str(path), what)
+
+
+def decode(data: bytes, where: str, what: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise InputError(where, line, None, f"{what} is not UTF-8 (byte {exc.start}); save it as UTF-8") from None
+
+
+def parse_json(text: str, where: str, what: str, line: int | None = None) -> Any:
+    """JSON text, or a one-line error with the line; nesting beyond MAX_JSON_DEPTH is refused up front."""
+    if depth_exceeds(text, MAX_JSON_DEPTH):
+        raise InputError(where, line, None, f"{what} nests deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        at = line if line is not None else exc.lineno
+        raise InputError(where, at, None, f"{what} is not valid JSON (bad JSON at column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise InputError(where, line, None, f"{what} nests too deeply") from None
+
+
+def depth_exceeds(text: str, limit: int) -> bool:
+    """A cheap bracket count (strings included, which only over-counts): JSON this deep is never ours."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
+
+
+def read_json_file(path: str | Path, what: str, missing: str) -> Any:
+    path = Path(path)
+    return parse_json(read_text(path, what, missing), str(path), what)
+
+
+def expect(value: Any, kind: type | tuple[type, ...], where: str, key: str, fix: str) -> Any:
+    """`value` when it has the JSON/TOML type `kind` (a bool is never a number), else an InputError."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        raise InputError(where, None, key, fix)
+    if not isinstance(value, kinds):
+        raise InputError(where, None, key, fix)
+    return value
+
+
+def expect_keys(document: Any, required: Iterable[str], where: str, what: str) -> dict[str, Any]:
+    """A JSON object holding every key of `required`."""
+    if not isinstance(document, dict):
+        raise InputError(where, None, None, f"{what} must be a JSON object, not {type(document).__name__}")
+    for key in required:
+        if key not in document:
+            raise InputError(where, None, key, f"missing from {what}")
+    return document
+
+
+def reject_unknown(table: dict[str, Any], allowed: Iterable[str], where: str, name: str) -> None:
+    """A misspelt key is an error naming it and the keys the table takes."""
+    known = set(allowed)
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise InputError(where, None, f"{name}.{unknown[0]}",
+                         f"unknown key (the table takes {', '.join(sorted(known))})")
+
+
+def finite_number(value: Any, where: str, key: str, *, low: float = 0.0, high: float = math.inf) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not low <= value <= high:
+        bound = f"from {low:g}" + (f" to {high:g}" if math.isfinite(high) else " up")
+        raise InputError(where, None, key, f"must be a number {bound}, not {value!r}")
+    return float(value)
+
+
+def safe_segment(text: Any, where: str, key: str) -> str:
+    """An id that becomes a path segment: no separators, no `..`, nothing a file system treats specially."""
+    if not isinstance(text, str) or not SAFE_SEGMENT.fullmatch(text) or len(text) > 200:
+        raise InputError(where, None, key, f"{text!r} is not a safe name: use letters, digits, `.`, `_` and `-` "
+                                           f"(not starting with `.`)")
+    return text
+
+
+def safe_name(text: str, option: str) -> str:
+    """A name given on the command line that becomes a folder (a label, a run id)."""
+    if not SAFE_SEGMENT.fullmatch(text) or len(text) > 200:
+        raise HarnessError(f"{option} {text!r}: use letters, digits, `.`, `_` and `-` (not starting with `.`): "
+                           f"it names a folder")
+    return text
+
+
+def inside(path: Path, folder: Path, where: str, key: str) -> Path:
+    """`path` when it resolves inside `folder` (a case's session must live in its case folder)."""
+    resolved, root = path.resolve(), folder.resolve()
+    if resolved != root and root not in resolved.parents:
+        raise InputError(where, None, key, f"{path} is outside {folder}: keep the file in the case folder")
+    return path
+
+
+def writable_file(path: str | Path, option: str) -> Path:
+    """An output file target, checked before any work: not a folder; its folder is made when missing."""
+    target = Path(path)
+    if target.is_dir():
+        raise HarnessError(f"{option} {target}: is a folder; give a file name")
+    _make_parent(target.parent, option, target)
+    return target
+
+
+def writable_folder(path: str | Path, option: str) -> Path:
+    """An output folder target: made when missing; an existing file there is an error."""
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise HarnessError(f"{option} {target}: is a file; give a folder")
+    _make_parent(target, option, target)
+    return target
+
+
+def _make_parent(folder: Path, option: str, target: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise HarnessError(f"{option} {target}: a part of the path is a file, not a folder") from None
+    except OSError as exc:
+        raise HarnessError(f"{option} {target}: cannot create the folder ({exc.strerror or exc})") from None
+
+
+def encoded(text: str) -> bytes:
+    """UTF-8 bytes of text a writer got from elsewhere: a lone surrogate (half an emoji) becomes its `\\udXXX`
+    escape, which in JSON reads back as the same string, instead of stopping the write."""
+    return text.encode("utf-8", "backslashreplace")
