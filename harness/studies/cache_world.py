@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Iterable, NamedTuple, Sequence
 
 from harness.models.base import ChatMessage, ModelRequest
-from harness.models.emulator import AnthropicBreakpointCache, OpenAIPrefixCache
+from harness.models.emulator import AnthropicBreakpointCache, CacheBlock, OpenAIPrefixCache
 from harness.session import Message
 from harness.studies.digests import Digests
 
@@ -44,14 +44,22 @@ class CacheWorld:
         self.openai = OpenAIPrefixCache(clock=lambda: self.now)
         self.anthropic = AnthropicBreakpointCache(clock=lambda: self.now)
 
-    def send(self, request: ModelRequest, at: float | None = None) -> Sent:
-        """(input, cache read, cache write) tokens for one request under this provider's rules."""
+    def send_blocks(self, blocks: list[CacheBlock], at: float | None = None) -> Sent:
+        """An Anthropic request given as its blocks in prefix order."""
+        if at is not None:
+            self.now = max(self.now, at)
+        self.last_send = self.now
+        result = self.anthropic.process(self.namespace, blocks)
+        return Sent(result.total_tokens, result.read_tokens, result.write_tokens)
+
+    def send(self, request: ModelRequest, at: float | None = None, lead: Sequence[CacheBlock] = ()) -> Sent:
+        """(input, cache read, cache write) tokens for one request under this provider's rules. `lead`:
+        Anthropic blocks ahead of the request's own (a runtime prefix the transcript does not hold)."""
         if at is not None:
             self.now = max(self.now, at)  # out-of-order stamps never move the clock back
         self.last_send = self.now
         if self.provider == "anthropic":
-            result = self.anthropic.process(self.namespace, self.digests.anthropic_blocks(request))
-            return Sent(result.total_tokens, result.read_tokens, result.write_tokens)
+            return self.send_blocks([*lead, *self.digests.anthropic_blocks(request)])
         tokens = self.digests.openai_tokens(request)
         return Sent(len(tokens), self.openai.lookup_and_store(self.namespace, tokens), 0)
 

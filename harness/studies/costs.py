@@ -34,7 +34,7 @@ from harness.compaction import Compactor
 from harness.compaction.summarizer import SummaryInput, summary_block, summary_request
 from harness.errors import HarnessError
 from harness.models import _tokens
-from harness.models.base import ChatMessage, ModelRequest, Usage
+from harness.models.base import ModelRequest, Usage
 from harness.models.emulator import TTL_SECONDS
 from harness.models.pricing import PriceTable, bare, load_prices, resolve
 from harness.studies.cache_world import CacheWorld, agent_request, send_times, timing_note
