@@ -99,6 +99,7 @@ class Replay:
     model: str
     ttl: str | None
     digests: Digests
+    world_class: type[CacheWorld] = CacheWorld  # the benchmark swaps in its comparator
 
     def __post_init__(self) -> None:
         self.chat = [chat_message(m) for m in self.case.session.messages]
@@ -108,7 +109,7 @@ class Replay:
 
     def world(self, name: str, provider: str) -> CacheWorld:
         if name not in self.worlds:
-            self.worlds[name] = CacheWorld(provider, self.model, self.digests)
+            self.worlds[name] = self.world_class(provider, self.model, self.digests)
         return self.worlds[name]
 
     def at(self, index: int) -> float | None:
@@ -121,11 +122,12 @@ class Replay:
 
 
 def price_session(case: Case, folds: list[Fold], model: str, alternatives: list[str], prices: PriceTable,
-                  ttl: str | None = None, digests: Digests | None = None) -> list[EventCost]:
+                  ttl: str | None = None, digests: Digests | None = None,
+                  world_class: type[CacheWorld] = CacheWorld) -> list[EventCost]:
     row = resolve(model, prices)
     for alt in alternatives:
         resolve(alt, prices)
-    replay = Replay(case, bare(model), ttl, digests or Digests())
+    replay = Replay(case, bare(model), ttl, digests or Digests(), world_class)
     worlds = {name: replay.world(name, row.provider) for name in (*SUMMARY_SHAPES, "session")}
     long_ttl = row.provider == "anthropic" and ttl == "1h"
     return [price_fold(replay, worlds, fold, model, alternatives, prices, long_ttl) for fold in folds]
