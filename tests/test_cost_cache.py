@@ -79,20 +79,22 @@ def test_openai_retention_is_idle_minutes_capped_at_an_hour():
 
 
 def stamped(case, gap_before: int, gap_s: float):
-    """The case's messages 5 s apart, with an idle gap before message `gap_before`."""
+    """The case's messages 5 s apart, with an idle gap before message `gap_before` (its tools kept: the folds'
+    summarizer inputs carry the same ones)."""
     start = datetime(2026, 1, 1, tzinfo=timezone.utc)
     messages = []
     for i, m in enumerate(case.session.messages):
         at = start + timedelta(seconds=5 * i + (gap_s if i >= gap_before else 0))
         messages.append(replace(m, ts=at.isoformat().replace("+00:00", "Z")))
     copy = replace(case)
-    copy.__dict__["session"] = replace(case.session, messages=tuple(messages), tools=TOOLS)  # a cached property
+    copy.__dict__["session"] = replace(case.session, messages=tuple(messages))  # a cached property
     return copy
 
 
 @pytest.fixture(scope="module")
 def small():
     case = discover("cases", ["edge-32k-window"])[0]
+    assert len(case.session.tools) >= 10  # generated cases carry the agent's tool set
     return case, folds_of(case)
 
 
@@ -117,7 +119,7 @@ def test_tools_dropped_loses_the_hit_and_the_first_request_writes_the_new_prefix
     assert dropped.cached_input_tokens == 0 and dropped.input_tokens < on.input_tokens
     first = row.first("cache-on")
     tools_and_system = sum(b.tokens for b in anthropic_blocks(message_params(
-        ModelRequest("m", case.session.system, (), 1, tools=TOOLS))))
+        ModelRequest("m", case.session.system, (), 1, tools=case.session.tools))))
     assert first.cached_input_tokens == tools_and_system  # read: the tools and system prompt
     assert first.cache_write_tokens == first.input_tokens - tools_and_system  # written: summary and tail
     assert row.whole_usd("cache-on") == pytest.approx(on.usd + first.usd)
