@@ -23,7 +23,7 @@ from harness.validate import decode, encoded, parse_json
 ROLES = ("system", "user", "assistant", "tool", "compaction")
 OPTIONAL_KEYS = ("id", "ts", "usage", "meta")
 ALLOWED_KEYS = {
-    "system": {"role", "content", *OPTIONAL_KEYS},
+    "system": {"role", "content", "tools", *OPTIONAL_KEYS},
     "user": {"role", "content", *OPTIONAL_KEYS},
     "assistant": {"role", "content", "tool_calls", *OPTIONAL_KEYS},
     "tool": {"role", "content", "tool_call_id", "is_error", "name", *OPTIONAL_KEYS},
@@ -85,6 +85,9 @@ class Session:
     system: str | None = None
     compactions: tuple[CompactionRecord, ...] = ()
     path: str = "<memory>"
+    # The tool definitions the agent sent, as {"name", "description", "parameters"}: part of every request's
+    # cached prefix (tools come first on Anthropic), so the cost study needs them.
+    tools: tuple[dict[str, Any], ...] = ()
 
     @cached_property
     def turns(self) -> tuple[Turn, ...]:
@@ -165,6 +168,7 @@ def read_session(path: str | Path) -> Session:
 
 def parse_session(lines: Iterable[str], path: str = "<memory>") -> Session:
     system: str | None = None
+    tools: tuple[dict[str, Any], ...] = ()
     messages: list[Message] = []
     compactions: list[CompactionRecord] = []
     pending: dict[str, int] = {}  # tool call id -> line of the call, until its result arrives
@@ -179,6 +183,7 @@ def parse_session(lines: Iterable[str], path: str = "<memory>") -> Session:
                 fail("role", "a second system message (at most one, first)" if system is not None
                      else "the system message must come first")
             system = _text(record, fail)
+            tools = _tools(record.get("tools"), fail)
             continue
         if role == "compaction":
             compactions.append(_compaction(record, len(messages), path, number))
@@ -203,7 +208,29 @@ def parse_session(lines: Iterable[str], path: str = "<memory>") -> Session:
     if pending:
         call_id, line = next(iter(pending.items()))
         raise InputError(path, line, "tool_calls", f"tool call {call_id!r} has no result")
-    return Session(tuple(messages), system, tuple(compactions), path)
+    return Session(tuple(messages), system, tuple(compactions), path, tools)
+
+
+def _tools(value: Any, fail) -> tuple[dict[str, Any], ...]:
+    """Tool definitions on the system line: a list of {name, description?, parameters?} objects."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        fail("tools", "must be a list of tool definitions")
+    for position, tool in enumerate(value):
+        where = f"tools[{position}]"
+        if not isinstance(tool, dict):
+            fail(where, "must be an object")
+        if not isinstance(tool.get("name"), str) or not tool["name"]:
+            fail(f"{where}.name", "must be a non-empty string")
+        if not isinstance(tool.get("description", ""), str):
+            fail(f"{where}.description", "must be a string")
+        if not isinstance(tool.get("parameters", {}), dict):
+            fail(f"{where}.parameters", "must be a JSON schema object")
+        extra = sorted(set(tool) - {"name", "description", "parameters"})
+        if extra:
+            fail(f"{where}.{extra[0]}", "unknown field on a tool definition")
+    return tuple(value)
 
 
 def _failer(path: str, line: int):
@@ -317,8 +344,11 @@ def message_record(message: Message) -> dict[str, Any]:
 
 def session_records(session: Session) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
-    if session.system is not None:
-        records.append({"role": "system", "content": session.system})
+    if session.system is not None or session.tools:
+        system: dict[str, Any] = {"role": "system", "content": session.system or ""}
+        if session.tools:
+            system["tools"] = list(session.tools)
+        records.append(system)
     blocks = sorted(session.compactions, key=lambda c: c.position)
     b = 0
     for i, message in enumerate(session.messages + (None,)):

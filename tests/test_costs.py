@@ -54,7 +54,7 @@ def test_openai_row_matches_a_hand_computation(case, folds):
     assert off.usd == pytest.approx((len(parts) * 1.25 + output * 10) / 1e6, rel=1e-9)
     alt = row.shape("alt:openai:gpt-5-mini")
     assert (alt.cached_input_tokens, alt.usd) == (0, pytest.approx((len(parts) * 0.25 + output * 2) / 1e6))
-    assert [b.shape for b in row.shapes] == ["cache-on", "cache-off", "alt:openai:gpt-5-mini", "fresh"]
+    assert [b.shape for b in row.shapes] == ["cache-on", "cache-off", "tools-dropped", "alt:openai:gpt-5-mini", "fresh"]
     assert {b.source for b in row.shapes} == {"modelled"}
 
 
@@ -82,7 +82,17 @@ def test_fresh_prompt_shape_loses_the_cache_hit(case, folds, model):
         assert fresh.cached_input_tokens == 0
         output_usd = on.usd - _input_usd(on, model)
         assert fresh.usd - output_usd > 3 * (on.usd - output_usd)  # the input side pays several times more
-        assert fresh.usd == pytest.approx(off.usd, rel=0.1)  # about the uncached price of the same content
+        # about the uncached price of the same content; a fresh summarizer prompt sends no tool definitions
+        assert fresh.input_tokens == pytest.approx(off.input_tokens - _tool_tokens(case, model), rel=0.1)
+
+
+def _tool_tokens(case, model):
+    from harness.models.base import ModelRequest
+
+    request = ModelRequest("m", None, (), 1, tools=case.session.tools)
+    if model.startswith("anthropic"):
+        return sum(b.tokens for b in anthropic_blocks(message_params(request)))
+    return len(openai_prompt_tokens(chat_params(request)))
 
 
 def _input_usd(billed, model):
@@ -128,14 +138,14 @@ def test_unknown_model_is_a_one_line_price_error(capsys):
     assert capsys.readouterr().err.count("\n") == 1
 
 
-def test_cost_command_prints_four_shapes_for_both_providers(tmp_path, capsys):
+def test_cost_command_prints_five_shapes_for_both_providers(tmp_path, capsys):
     markdown, plot = tmp_path / "cost.md", tmp_path / "cost.png"
     assert main(["cost", "--cases", CASE, "--json", "--markdown", str(markdown), "--plot", str(plot)]) == 0
     result = json.loads(capsys.readouterr().out)
     providers = {m["model"].split(":")[0] for m in result["models"]}
     assert providers == {"anthropic", "openai"}
     for summary in result["models"]:
-        assert len(summary["shapes"]) == 4
+        assert len(summary["shapes"]) == 5
         (alt,) = summary["alternatives"].values()
         assert alt["price_ratio"] < 1 and alt["break_even_ratio"] < 1
     assert "![cost per compaction by request shape](cost.png)" in markdown.read_text()

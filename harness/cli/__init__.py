@@ -13,12 +13,14 @@ import sys
 import threading
 from typing import Sequence
 
-from harness.cli import cases, compare, cost, gate, merge, real, run, serve, simulate, validate_summarizer, view
+from harness.cli import (calibrate, cases, compare, cost, gate, merge, real, run, serve, simulate,
+                         validate_summarizer, view)
 from harness.errors import HarnessError
 from harness.redact import redact
 from harness.render.console import stderr
 
-COMMANDS = (run, compare, gate, merge, simulate, cases, cost, validate_summarizer, real, serve, view)  # the order of --help
+# the order of --help
+COMMANDS = (run, compare, gate, merge, simulate, cases, cost, calibrate, validate_summarizer, real, serve, view)
 
 
 def build_parser() -> argparse.ArgumentParser:

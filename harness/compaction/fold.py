@@ -87,7 +87,7 @@ def _summarize(context: LiveContext, config: PolicyConfig, send_index: int, plan
     request = SummaryInput(
         context.session.system, context.summary, summary_head(context, first, plan.tail.start, summary),
         budget, number, first, kept=tuple(context.session.messages[i] for i in context.kept),
-        split_turn_start=plan.tail.split_turn_start)
+        split_turn_start=plan.tail.split_turn_start, tools=context.session.tools)
     ask = SummaryAsk(request, summary.appendix, plan.reject_if_larger)
     return Fold(SUMMARIZER, send_index, plan.tail, ask=ask, request_tokens=request_tokens, risks=risks)
 

@@ -16,7 +16,7 @@ from harness.models.base import ChatMessage, ModelClient, ModelRequest
 from harness.session import Message
 
 SECTIONS = ("Goal", "Constraints", "Progress", "Decisions", "Files", "Errors", "Next steps")
-SHAPES = ("prefix", "fresh")
+SHAPES = ("prefix", "fresh", "tools-dropped")
 SUMMARY_INSTRUCTION = """\
 Summarize the conversation so far for your own continuation: everything above this message will be \
 replaced by your summary, and you will continue the task from it. Keep exact file paths, commands, \
@@ -43,6 +43,9 @@ class SummaryInput:
     # `head`, as a message index (pi summarizes that turn's prefix on its own).
     kept: tuple[Message, ...] = ()
     split_turn_start: int | None = None
+    # The session's tool definitions: a runtime sends them on the summarizer call too, or the cached prefix
+    # (tools first) does not match.
+    tools: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,9 +109,11 @@ def summary_request(request: SummaryInput, model: str, *, shape: str = "prefix",
         # pi: the tail cut a turn; its beginning gets a section of its own, since the rest stays verbatim
         sections = (*sections, "Turn in progress")
     ask = ChatMessage("user", instruction(request.budget_tokens, sections))
-    if shape == "prefix":
+    if shape in ("prefix", "tools-dropped"):
+        tools = request.tools if shape == "prefix" else ()
         return ModelRequest(model, request.system, (*history, ask), request.budget_tokens, cache=cache,
-                            cache_key=cache_key, cache_prefix_messages=len(history), label="summary")
+                            cache_key=cache_key, cache_prefix_messages=len(history), tools=tools,
+                            label="summary")
     if shape != "fresh":
         raise ValueError(f"unknown request shape {shape!r}")
     transcript = "\n\n".join(f"[{m.role}] {_chat_text(m)}" for m in history)

@@ -82,15 +82,16 @@ def message_params(request: ModelRequest) -> dict[str, Any]:
 def _place_breakpoints(params: dict[str, Any], request: ModelRequest, last_block_of: list[tuple[int, int]]) -> None:
     """One breakpoint closing tools+system, one on the last message of the shared prefix (the last message
     when the prefix length is not given). Two of the four allowed."""
-    if "system" in params:
-        params["system"][-1]["cache_control"] = dict(EPHEMERAL)
+    control = {**EPHEMERAL, "ttl": request.cache_ttl} if request.cache_ttl else dict(EPHEMERAL)
+    if "system" in params:  # the prefix is tools -> system -> messages: this closes both
+        params["system"][-1]["cache_control"] = dict(control)
     elif "tools" in params:
-        params["tools"][-1]["cache_control"] = dict(EPHEMERAL)
+        params["tools"][-1]["cache_control"] = dict(control)
     shared = len(request.messages) if request.cache_prefix_messages is None else request.cache_prefix_messages
     shared = min(shared, len(request.messages))
     if shared > 0:
         wire_index, block_index = last_block_of[shared - 1]
-        params["messages"][wire_index]["content"][block_index]["cache_control"] = dict(EPHEMERAL)
+        params["messages"][wire_index]["content"][block_index]["cache_control"] = dict(control)
 
 
 def _wire_messages(messages: tuple[ChatMessage, ...]) -> tuple[list[dict[str, Any]], list[tuple[int, int]]]:
@@ -107,6 +108,11 @@ def _wire_messages(messages: tuple[ChatMessage, ...]) -> tuple[list[dict[str, An
             wire.append({"role": role, "content": blocks})
         positions.append((len(wire) - 1, len(wire[-1]["content"]) - 1))
     return wire, positions
+
+
+def message_blocks(message: ChatMessage) -> list[dict[str, Any]]:
+    """One message's content blocks as the Messages API gets them (the cost study digests them once)."""
+    return _blocks(message)
 
 
 def _blocks(message: ChatMessage) -> list[dict[str, Any]]:

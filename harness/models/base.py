@@ -71,6 +71,8 @@ class ModelRequest:
     # Provider-neutral tool definitions: {"name", "description", "parameters": JSON schema}.
     tools: tuple[dict[str, Any], ...] = ()
     label: str = ""
+    # Anthropic cache entry lifetime the request asks for: "5m" or "1h"; None sends the provider default (5m).
+    cache_ttl: str | None = None
 
 
 @dataclass(frozen=True)

@@ -13,30 +13,66 @@ from harness.render.format import dollars, percent
 from harness.render.plots import cost_plot, markdown_image
 from harness.render.shapes import shape_title
 
+COLUMNS = ("request shape", "model", "uncached", "cache read", "cache write", "output", "$ call",
+           "first request: written", "$ first request", "$ whole", "$ vs uncompacted", "$ whole / session")
+
+
 def break_even_sentence(model: str, alt: str, a: dict[str, Any]) -> str:
-    verdict = "cheaper" if a["cheaper"] else "dearer"
+    verdict = "cheaper" if a["cheaper_whole"] else "dearer"
     flip = a["flip_hit_rate"]
     flip_text = ("the same model stays cheaper at any cache hit rate" if flip is not None and flip <= 0 else
                  "the alternative stays cheaper at any cache hit rate" if flip is None or flip > 1 else
-                 f"the same model wins above a {100 * flip:.0f}% cache hit rate")
+                 f"the same model's call wins above a {100 * flip:.0f}% cache hit rate")
     return (f"priced at {a['price_ratio']:.3f}x of {model}, against a break-even ratio of "
-            f"{a['break_even_ratio']:.3f}x: {verdict} by {dollars(abs(a['saving_usd']), 4)} in total; {flip_text}")
+            f"{_ratio(a['break_even_ratio_whole'])} on the whole price ({_ratio(a['break_even_ratio'])} on the "
+            f"call alone): {verdict} by {dollars(abs(a['saving_whole_usd']), 4)} in total; {flip_text}")
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}x"
+
+
+def row_cells(shape: str, t: dict[str, Any]) -> list[str]:
+    first = t.get("first_request") or {}
+    written = first.get("cache_write_tokens", 0) if first.get("cache_write_tokens") else first.get(
+        "uncached_tokens", 0)
+    share = first.get("write_share") if first.get("cache_write_tokens") else (
+        written / first["input_tokens"] if first.get("input_tokens") else None)
+    return [shape_title(shape), t["model"], str(t["uncached_tokens"]), str(t["cached_input_tokens"]),
+            str(t["cache_write_tokens"]), str(t["output_tokens"]), dollars(t["per_compaction_usd"] or 0),
+            f"{written} ({percent(share)})" if share is not None else "-",
+            dollars(first.get("per_compaction_usd") or 0), dollars(t.get("whole_per_compaction_usd") or 0),
+            _signed(t.get("extra_per_compaction_usd")), dollars(t.get("whole_per_session_usd") or 0)]
+
+
+def _signed(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return ("+" if value >= 0 else "-") + dollars(abs(value))
+
+
+def intro(result: dict[str, Any]) -> str:
+    return (f"{len(result['cases'])} cases, {result['sessions_with_compactions']} with compactions; "
+            f"every figure is {result['note']}; cache TTL {result['cache_ttl']}; "
+            f"{'; '.join(result['timing']) or 'no compaction'}. Per compaction: the call, the first request "
+            f"after it (the new prefix, written to cache or sent uncached), the whole (both), and the whole "
+            f"against the uncompacted request at the same point. Token columns sum over the compactions; $ columns are per "
+            f"compaction unless marked per session.")
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    return (f"{summary['compactions']} compactions over {summary['sessions']} sessions; cache hit rate of "
+            f"the same-model call: {percent(summary['cache_hit_rate'])}; compactions that met a cache expired "
+            f"by an idle gap: {summary['cold_cache_compactions']}.")
 
 
 def markdown(result: dict[str, Any], plot: str | None = None) -> str:
-    lines = ["# The cost of the extra summarizer call", "",
-             f"{len(result['cases'])} cases, {result['sessions_with_compactions']} with compactions; "
-             f"every figure is {result['note']}.", ""]
+    lines = ["# The cost of compaction", "", intro(result), ""]
     for summary in result["models"]:
-        lines += [f"## {summary['model']}", "",
-                  f"{summary['compactions']} compactions over {summary['sessions']} sessions; cache hit rate "
-                  f"of the same-model summarizer: {percent(summary['cache_hit_rate'])}.", "",
-                  "| request shape | model | uncached | cache read | cache write | output | $ per compaction "
-                  "| $ per session | source |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        lines += [f"## {summary['model']}", "", summary_line(summary), "",
+                  "| " + " | ".join(COLUMNS) + " | source |", "| " + " | ".join("---" for _ in COLUMNS) + " | --- |"]
         for shape, t in summary["shapes"].items():
-            lines.append(f"| {shape_title(shape)} | {t['model']} | {t['uncached_tokens']} | "
-                         f"{t['cached_input_tokens']} | {t['cache_write_tokens']} | {t['output_tokens']} | "
-                         f"{dollars(t['per_compaction_usd'])} | {dollars(t['per_session_usd'])} | {t['source']} |")
+            lines.append("| " + " | ".join(row_cells(shape, t)) + f" | {t['source']} |")
         lines.append("")
         for alt, a in summary["alternatives"].items():
             lines.append(f"- {alt}: {break_even_sentence(summary['model'], alt, a)}")
@@ -48,18 +84,13 @@ def markdown(result: dict[str, Any], plot: str | None = None) -> str:
 
 def print_study(result: dict[str, Any]) -> None:
     out = stdout()
-    out.print(f"{len(result['cases'])} cases, {result['sessions_with_compactions']} with compactions; "
-              f"{result['note']}")
+    out.print(intro(result))
     for summary in result["models"]:
-        table = Table(title=f"{summary['model']}: {summary['compactions']} compactions, cache hit "
-                            f"{percent(summary['cache_hit_rate'] or 0)}")
-        for column in ("request shape", "model", "uncached", "cache read", "cache write", "output",
-                       "$ / compaction", "$ / session", "source"):
-            table.add_column(column, justify="left" if column in ("request shape", "model", "source") else "right")
+        table = Table(title=f"{summary['model']}: {summary_line(summary)}")
+        for column in COLUMNS:
+            table.add_column(column, justify="left" if column in ("request shape", "model") else "right")
         for shape, t in summary["shapes"].items():
-            table.add_row(shape_title(shape), t["model"], str(t["uncached_tokens"]), str(t["cached_input_tokens"]),
-                          str(t["cache_write_tokens"]), str(t["output_tokens"]),
-                          dollars(t["per_compaction_usd"] or 0), dollars(t["per_session_usd"] or 0), t["source"])
+            table.add_row(*row_cells(shape, t))
         out.print(table)
         for alt, a in summary["alternatives"].items():
             out.print(f"  {alt}: {break_even_sentence(summary['model'], alt, a)}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from harness.models.pricing import bare
 
 SHAPE_TITLES = {"cache-on": "same model, cache on", "cache-off": "same model, cache off",
+                "tools-dropped": "same model, tools dropped (prefix broken)",
                 "fresh": "fresh prompt (prefix broken)"}
 
 

@@ -1,148 +1,77 @@
-"""The cost of the extra summarizer call (EVALUATION.md): four request shapes per compaction event.
+"""The cost of compaction (EVALUATION.md): the summarizer call in five request shapes per compaction, plus the
+first request after it, against the uncompacted request.
 
 Every compaction of the chosen cases (default policy, the builtin summarizer writing the summary text) is
-priced as four summarizer requests built with `harness.summarizer.summary_request`:
+priced as summarizer requests built with `harness.compaction.summarizer.summary_request`:
 
-  cache-on   the same model, the session's exact prefix plus the instruction: the history is a cache read
-  cache-off  the same request billed with no cache (Anthropic: no cache_control; OpenAI cannot switch its
-             automatic cache off, so the same tokens are billed at the uncached rate)
-  alt:MODEL  a cheaper model: no cache is shared with the session, the whole history is new input
-  fresh      the same model under a summarizer system prompt: the prefix breaks, and with it the cache hit
+  cache-on       the same model, the session's exact prefix (tools, system, history) plus the instruction
+  cache-off      the same request billed with no cache (Anthropic: no cache_control; OpenAI cannot switch its
+                 automatic cache off, so the same tokens are billed at the uncached rate)
+  tools-dropped  the same model and history, the tool definitions left out: the prefix breaks at its start
+  alt:MODEL      a cheaper model: no cache is shared with the session, the whole history is new input
+  fresh          the same model under a summarizer system prompt: the prefix breaks, and with it the cache hit
 
-Only the summarizer call is charged (the agent's own earlier requests warmed the cache and would have
-happened anyway). The figures here are `modelled`: before pricing a summarizer request, the agent's own
-requests of the live segment are fed to the emulator's cache simulators (OpenAI automatic prefix caching,
-Anthropic breakpoints with their 20-block lookback), assuming the sends came within the cache's TTL.
-Token counts are o200k for every model (the emulator's convention; Claude's tokenizer differs). Output
-tokens are the builtin summary's length for every shape. Measured figures (`live`, `recorded`) come from a
-run's own events: see `measured_rows`.
+Then the agent's first request after the compaction (tools, system, the new summary, the tail) is sent in
+the same cache: the summary and tail have never been cached, so that request writes them. Its price belongs
+to the compaction; so does the comparison with what the agent's request at that point would have cost
+uncompacted (harness.studies.cost_totals).
+
+The figures are `modelled`: before each summarizer request the agent's own requests of the live segment are
+fed to the emulator's cache simulators (harness.studies.cache_world), at the times the session's stamps
+give (so idle gaps expire entries by the provider's TTL), or all at one time when it has none. Token counts
+are o200k for every model (the emulator's convention; Claude's tokenizer differs). Output tokens are the
+builtin summary's length for every shape.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable
+from dataclasses import dataclass, replace
+from typing import Any
 
 from harness.cases.schema import Case
+from harness.chat import chat_message
 from harness.compaction import Compactor
+from harness.compaction.summarizer import SummaryInput, summary_block, summary_request
 from harness.errors import HarnessError
 from harness.models import _tokens
-from harness.models.anthropic import message_params
-from harness.models.base import ChatMessage, ModelRequest, Usage
-from harness.models.emulator import (AnthropicBreakpointCache, OpenAIPrefixCache, anthropic_blocks,
-                                     openai_prompt_tokens)
-from harness.models.openai import chat_params
-from harness.models.pricing import ModelPrice, PriceTable, bare, cost, load_prices, resolve
-from harness.chat import chat_message
-from harness.compaction.summarizer import SummaryInput, summary_request
+from harness.models.base import ModelRequest, Usage
+from harness.models.emulator import TTL_SECONDS
+from harness.models.pricing import PriceTable, bare, load_prices, resolve
+from harness.studies.cache_world import CacheWorld, agent_request, send_times, timing_note
+from harness.studies.cost_measured import measured
+from harness.studies.cost_totals import (Billed, EventCost, billed, break_even, flip_hit_rate, model_summary,
+                                         totals)
+from harness.studies.digests import Digests
+
+__all__ = ["Billed", "CacheWorld", "EventCost", "agent_request", "break_even", "flip_hit_rate", "folds_of",
+           "measured", "price_session", "study", "totals"]
 
 DEFAULT_MODELS = ("anthropic:claude-sonnet-4-6", "openai:gpt-5")
 DEFAULT_ALTERNATIVES = {"anthropic": "anthropic:claude-haiku-4-5", "openai": "openai:gpt-5-mini"}
-SHAPES = ("cache-on", "cache-off", "fresh")  # and one alt:MODEL per cheaper model, before fresh
-
-
-# ---------------------------------------------------------------------------------------------
-# figures
-
-
-@dataclass(frozen=True)
-class Billed:
-    """One summarizer request's billed tokens and dollars, with where the figures come from."""
-
-    shape: str
-    model: str
-    input_tokens: int
-    cached_input_tokens: int
-    cache_write_tokens: int
-    output_tokens: int
-    usd: float
-    source: str  # live | recorded | modelled
-
-    @property
-    def uncached_tokens(self) -> int:
-        return self.input_tokens - self.cached_input_tokens - self.cache_write_tokens
-
-    def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "uncached_tokens": self.uncached_tokens, "usd": round(self.usd, 6)}
-
-
-def billed(shape: str, model: str, usage: Usage, prices: PriceTable, source: str = "modelled") -> Billed:
-    return Billed(shape, model, usage.input_tokens, usage.cached_input_tokens, usage.cache_write_tokens,
-                  usage.output_tokens, cost(usage, model, prices), source)
-
-
-@dataclass(frozen=True)
-class EventCost:
-    case: str
-    model: str
-    number: int
-    send_index: int
-    shapes: tuple[Billed, ...]
-
-    def shape(self, name: str) -> Billed:
-        return next(b for b in self.shapes if b.shape == name)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"case": self.case, "model": self.model, "number": self.number, "send_index": self.send_index,
-                "shapes": {b.shape: b.to_json() for b in self.shapes}}
-
-
-# ---------------------------------------------------------------------------------------------
-# the cache simulation: the agent's own requests warm the cache before the summarizer call
-
-
-@dataclass
-class CacheWorld:
-    """One provider cache as one deployment sees it (one per model and summarizer shape), with token
-    counts memoised by content so the agent's many overlapping requests stay cheap to simulate."""
-
-    provider: str
-    namespace: str
-    openai: OpenAIPrefixCache = field(default_factory=lambda: OpenAIPrefixCache(clock=lambda: 0.0))
-    anthropic: AnthropicBreakpointCache = field(default_factory=lambda: AnthropicBreakpointCache(clock=lambda: 0.0))
-    memo: dict[str, Any] = field(default_factory=dict)
-
-    def send(self, request: ModelRequest) -> tuple[int, int, int]:
-        """(input, cache read, cache write) tokens for one request under this provider's rules."""
-        if self.provider == "anthropic":
-            blocks = anthropic_blocks(message_params(request), self.memo)
-            result = self.anthropic.process(self.namespace, blocks)
-            return result.total_tokens, result.read_tokens, result.write_tokens
-        tokens = openai_prompt_tokens(chat_params(request), self.memo)
-        return len(tokens), self.openai.lookup_and_store(self.namespace, tokens), 0
-
-
-def agent_request(model: str, system: str | None, previous: str | None, live: Iterable[ChatMessage]) -> ModelRequest:
-    """The agent's own request: system, the summary block in effect, the live messages; cached as a runtime
-    caches (Anthropic: breakpoints on the system prompt and on the last message)."""
-    history = ([ChatMessage("user", previous)] if previous else []) + list(live)
-    if not history:
-        history = [ChatMessage("user", "(start)")]
-    return ModelRequest(model, system, tuple(history), 4096, cache=True, label="agent")
-
-
-# ---------------------------------------------------------------------------------------------
-# replaying the cases
+SHAPES = ("cache-on", "cache-off", "tools-dropped", "fresh")  # one alt:MODEL per cheaper model before fresh
+SUMMARY_SHAPES = {"cache-on": "prefix", "tools-dropped": "tools-dropped", "fresh": "fresh"}
+OPENAI_IDLE_S = 600.0  # the simulator's OpenAI retention (cache.py)
 
 
 @dataclass(frozen=True)
 class Fold:
-    """One compaction as the summarizer saw it: its input, the summary written, and the agent's sends
-    (message indices of assistant messages) in the live segment before it."""
+    """One compaction as the summarizer saw it: its input, the summary written, the agent's sends (message
+    indices of assistant messages) in the live segment before it, and where the verbatim tail starts."""
 
     number: int
     send_index: int
     summary_input: SummaryInput
     summary_text: str
     sends: tuple[int, ...]
+    tail_start: int = 0
 
 
 def folds_of(case: Case) -> list[Fold]:
     """Replay a case through the default policy with the builtin summarizer and keep each fold."""
+    from harness.compaction.summarizer import ModelSummarizer
     from harness.models.builtin import BuiltinClient
     from harness.policy import make_policy
     from harness.run.config import RunConfig, policy_config
-    from harness.compaction.summarizer import ModelSummarizer
 
     summarizer = ModelSummarizer(BuiltinClient(), "builtin")
     replay = Compactor(case.session, make_policy("default", policy_config(case, RunConfig())), summarizer).run()
@@ -153,7 +82,7 @@ def folds_of(case: Case) -> list[Fold]:
             continue  # a rejected summary folded nothing
         event = call.event
         sends = tuple(i for i in range(event.head_start, event.send_index) if messages[i].role == "assistant")
-        folds.append(Fold(event.number, event.send_index, call.request, call.result.text, sends))
+        folds.append(Fold(event.number, event.send_index, call.request, call.result.text, sends, event.tail_start))
     return folds
 
 
@@ -161,43 +90,111 @@ def folds_of(case: Case) -> list[Fold]:
 # pricing one model's compactions
 
 
-def price_session(case: Case, folds: list[Fold], model: str, alternatives: list[str],
-                  prices: PriceTable) -> list[EventCost]:
+@dataclass
+class Replay:
+    """One case replayed for one model: the session's messages as chat messages (built once, so their
+    digests are reused), send times, and one cache world per shape plus the session's own."""
+
+    case: Case
+    model: str
+    ttl: str | None
+    digests: Digests
+    world_class: type[CacheWorld] = CacheWorld  # the benchmark swaps in its comparator
+
+    def __post_init__(self) -> None:
+        self.chat = [chat_message(m) for m in self.case.session.messages]
+        self.times = send_times(self.case.session.messages)
+        self.tools = self.case.session.tools
+        self.worlds: dict[str, CacheWorld] = {}
+
+    def world(self, name: str, provider: str) -> CacheWorld:
+        if name not in self.worlds:
+            self.worlds[name] = self.world_class(provider, self.model, self.digests)
+        return self.worlds[name]
+
+    def at(self, index: int) -> float | None:
+        """When a request whose last message is `index - 1` goes out."""
+        return self.times[index - 1] if index > 0 else None
+
+    def request(self, previous: str | None, start: int, end: int) -> ModelRequest:
+        return agent_request(self.model, self.case.session.system, previous, self.chat[start:end], self.tools,
+                             self.ttl)
+
+
+def price_session(case: Case, folds: list[Fold], model: str, alternatives: list[str], prices: PriceTable,
+                  ttl: str | None = None, digests: Digests | None = None,
+                  world_class: type[CacheWorld] = CacheWorld) -> list[EventCost]:
     row = resolve(model, prices)
     for alt in alternatives:
         resolve(alt, prices)
-    name = bare(model)
-    worlds = {shape: CacheWorld(row.provider, name) for shape in ("cache-on", "fresh")}
-    messages = case.session.messages
-    rows = []
-    for fold in folds:
-        request = fold.summary_input
-        output = _tokens.count(fold.summary_text)
-        live_start = request.head_start
-        for world in worlds.values():  # the agent's own sends warmed the cache (each world sees them)
-            warm(world, name, case.session.system, request.previous_summary, messages, live_start, fold.sends)
-        shapes = []
-        for shape, world in worlds.items():
-            sent = summary_request(request, name, shape="prefix" if shape == "cache-on" else "fresh", cache=True)
-            total, read, write = world.send(sent)
-            shapes.append(billed(shape, model, Usage(total, read, write, output), prices))
-        on, fresh = shapes
-        off = billed("cache-off", model, Usage(on.input_tokens, 0, 0, output), prices)
-        # no shared cache: all of it is new input (sent without breakpoints, so nothing is written either)
-        alts = [billed(f"alt:{alt}", alt, Usage(on.input_tokens, 0, 0, output), prices) for alt in alternatives]
-        shapes = [on, off, *alts, fresh]
-        rows.append(EventCost(case.id, model, fold.number, fold.send_index, tuple(shapes)))
-    return rows
+    replay = Replay(case, bare(model), ttl, digests or Digests(), world_class)
+    worlds = {name: replay.world(name, row.provider) for name in (*SUMMARY_SHAPES, "session")}
+    long_ttl = row.provider == "anthropic" and ttl == "1h"
+    return [price_fold(replay, worlds, fold, model, alternatives, prices, long_ttl) for fold in folds]
 
 
-def warm(world: CacheWorld, model: str, system: str | None, previous: str | None, messages, live_start: int,
-         sends: tuple[int, ...]) -> None:
-    """Feed the agent's requests of the live segment. OpenAI stores every prefix of a prompt, so the last
-    request covers the earlier ones; Anthropic writes only at breakpoints, so every send matters."""
-    chosen = sends[-1:] if world.provider == "openai" else sends
-    for send in chosen:
-        live = (chat_message(m) for m in messages[live_start:send])
-        world.send(agent_request(model, system, previous, live))
+def price_fold(replay: Replay, worlds: dict[str, CacheWorld], fold: Fold, model: str, alternatives: list[str],
+               prices: PriceTable, long_ttl: bool) -> EventCost:
+    request = replay_input(fold.summary_input, replay.tools)
+    output = _tokens.count(fold.summary_text)
+    last_agent = None
+    for world in worlds.values():  # the agent's own sends warmed the cache (each world sees them)
+        last_agent = warm(world, replay, request.previous_summary, request.head_start, fold.sends)
+    at = replay.at(fold.send_index)  # compaction fires at the next send
+    sent = {}
+    for shape, kind in SUMMARY_SHAPES.items():
+        call = replace(summary_request(request, replay.model, shape=kind, cache=True), cache_ttl=replay.ttl)
+        sent[shape] = worlds[shape].send(call, at)
+    bill = (lambda shape, name, usage: billed(shape, name, usage, prices, long_ttl=long_ttl))
+    on = bill("cache-on", model, Usage(*sent["cache-on"], output))
+    off = bill("cache-off", model, Usage(on.input_tokens, 0, 0, output))
+    # no shared cache: all of it is new input (sent without breakpoints, so nothing is written either)
+    alts = [bill(f"alt:{alt}", alt, Usage(on.input_tokens, 0, 0, output)) for alt in alternatives]
+    summaries = [on, off, bill("tools-dropped", model, Usage(*sent["tools-dropped"], output)), *alts,
+                 bill("fresh", model, Usage(*sent["fresh"], output))]
+    after = replay.request(summary_block(fold.summary_text, fold.number), fold.tail_start, fold.send_index)
+    firsts = {shape: worlds[shape].send(after, at) for shape in SUMMARY_SHAPES}
+    firsts["session"] = worlds["session"].send(after, at)  # an alternative summarizer leaves this cache alone
+    uncompacted = worlds["session"].send(replay.request(request.previous_summary, request.head_start,
+                                                        fold.send_index), at)
+    first_rows = []
+    for b in summaries:
+        world = "session" if b.shape.startswith("alt:") else b.shape
+        usage = (Usage(firsts["cache-on"].total) if b.shape == "cache-off" else Usage(*firsts[world]))
+        first_rows.append(bill(b.shape, model, usage))
+    idle = None if at is None or last_agent is None else max(0.0, at - last_agent)
+    limit = TTL_SECONDS.get(replay.ttl or "5m", 300.0) if worlds["session"].provider == "anthropic" \
+        else OPENAI_IDLE_S
+    return EventCost(replay.case.id, model, fold.number, fold.send_index, tuple(summaries), tuple(first_rows),
+                     bill("uncompacted", model, Usage(*uncompacted)),
+                     bill("uncompacted", model, Usage(uncompacted.total)), idle,
+                     idle is not None and idle > limit)
+
+
+def replay_input(request: SummaryInput, tools: tuple) -> SummaryInput:
+    """The summarizer input with the session's tools (cases written before tools existed have none)."""
+    return request if request.tools or not tools else replace(request, tools=tools)
+
+
+def warm(world: CacheWorld, replay: Replay, previous: str | None, live_start: int,
+         sends: tuple[int, ...]) -> float | None:
+    """Feed the agent's requests of the live segment at their times; the time of the last one. Anthropic
+    writes only at breakpoints, so every send matters. OpenAI stores every prefix of a prompt, so a send
+    is covered by the next one unless the gap between them outlives the retention (entries then count their
+    hour's maximum age from the later send: a small undercount of expiry, for linear time)."""
+    last = None
+    times = [replay.at(send) for send in sends]
+    for position, send in enumerate(sends):
+        if world.provider == "openai" and position + 1 < len(sends) and not _gap(times[position],
+                                                                                 times[position + 1]):
+            continue
+        world.send(replay.request(previous, live_start, send), times[position])
+        last = times[position]
+    return times[-1] if times else last
+
+
+def _gap(before: float | None, after: float | None) -> bool:
+    return before is not None and after is not None and after - before > OPENAI_IDLE_S
 
 
 def alternatives_for(model: str, alternatives: list[str] | None, prices: PriceTable) -> list[str]:
@@ -208,80 +205,11 @@ def alternatives_for(model: str, alternatives: list[str] | None, prices: PriceTa
 
 
 # ---------------------------------------------------------------------------------------------
-# totals, break-even, the study
-
-
-def totals(rows: list[EventCost], sessions: int) -> dict[str, dict[str, Any]]:
-    """Per shape: summed tokens and dollars, per compaction and per session."""
-    out: dict[str, dict[str, Any]] = {}
-    for event in rows:
-        for b in event.shapes:
-            t = out.setdefault(b.shape, {"model": b.model, "source": b.source, "input_tokens": 0,
-                                         "uncached_tokens": 0, "cached_input_tokens": 0, "cache_write_tokens": 0,
-                                         "output_tokens": 0, "usd": 0.0})
-            for key in ("input_tokens", "uncached_tokens", "cached_input_tokens", "cache_write_tokens",
-                        "output_tokens"):
-                t[key] += getattr(b, key)
-            t["usd"] += b.usd
-    for t in out.values():
-        t["per_compaction_usd"] = round(t["usd"] / len(rows), 6) if rows else None
-        t["per_session_usd"] = round(t["usd"] / sessions, 6) if sessions else None
-        t["cache_hit_rate"] = round(t["cached_input_tokens"] / t["input_tokens"], 4) if t["input_tokens"] else None
-        t["usd"] = round(t["usd"], 6)
-    return out
-
-
-def price_ratio(alt: ModelPrice, same: ModelPrice, input_tokens: int, output_tokens: int) -> float:
-    """The alternative's price relative to the same model's, weighted by this workload's input and output."""
-    same_cost = input_tokens * same.input + output_tokens * same.output
-    alt_cost = input_tokens * alt.input + output_tokens * alt.output
-    return alt_cost / same_cost if same_cost else float("nan")
-
-
-def break_even(same_on_usd: float, same_off_usd: float) -> float | None:
-    """The price ratio (alternative / same model, all rates scaled alike) at which the cheaper summarizer,
-    paying for the whole history as new input, costs what the same model costs with its cache hit."""
-    return same_on_usd / same_off_usd if same_off_usd else None
-
-
-def flip_hit_rate(row: ModelPrice, input_tokens: int, output_tokens: int, alt_usd: float,
-                  write_tokens: int = 0) -> float | None:
-    """The cache hit rate (share of the input read from cache) at which the same model costs as much as
-    the alternative; below it the alternative is cheaper. None when the cache gives no discount."""
-    discount = input_tokens * (row.input - row.cache_read)
-    if discount <= 0:
-        return None
-    extra_write = write_tokens * (row.write_rate - row.input)
-    uncached = input_tokens * row.input + output_tokens * row.output + extra_write
-    return (uncached - alt_usd * 1_000_000) / discount
-
-
-def model_summary(model: str, rows: list[EventCost], sessions: int, prices: PriceTable) -> dict[str, Any]:
-    shape_totals = totals(rows, sessions)
-    same = resolve(model, prices)
-    on, off = shape_totals.get("cache-on"), shape_totals.get("cache-off")
-    alternatives = {}
-    for shape, t in shape_totals.items():
-        if not shape.startswith("alt:") or on is None or off is None:
-            continue
-        ratio = price_ratio(resolve(t["model"], prices), same, on["input_tokens"], on["output_tokens"])
-        even = break_even(on["usd"], off["usd"])
-        alternatives[t["model"]] = {
-            "price_ratio": round(ratio, 4), "break_even_ratio": None if even is None else round(even, 4),
-            "cheaper": t["usd"] < on["usd"], "saving_usd": round(on["usd"] - t["usd"], 6),
-            "flip_hit_rate": _round(flip_hit_rate(same, on["input_tokens"], on["output_tokens"], t["usd"],
-                                                  on["cache_write_tokens"])),
-        }
-    return {"model": model, "compactions": len(rows), "sessions": sessions, "shapes": shape_totals,
-            "cache_hit_rate": on["cache_hit_rate"] if on else None, "alternatives": alternatives}
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 4)
+# the study
 
 
 def study(cases: list[Case], models: list[str] | None = None, alternatives: list[str] | None = None,
-          prices_file: str | None = None) -> dict[str, Any]:
+          prices_file: str | None = None, ttl: str | None = None) -> dict[str, Any]:
     """The cost study over `cases` for each model: per event, per model and per session."""
     prices = load_prices(prices_file)
     models = list(models or DEFAULT_MODELS)
@@ -290,48 +218,19 @@ def study(cases: list[Case], models: list[str] | None = None, alternatives: list
         raise HarnessError("cost: no cases to replay")
     folds = {case.id: folds_of(case) for case in cases}
     compacting = [case for case in cases if folds[case.id]]
+    digests = Digests()  # shared by every model and shape: each message is digested once
     events: list[EventCost] = []
     summaries = []
     for model in models:
-        rows = [row for case in compacting for row in price_session(case, folds[case.id], model, plan[model], prices)]
+        rows = [row for case in compacting
+                for row in price_session(case, folds[case.id], model, plan[model], prices, ttl, digests)]
         events += rows
         summaries.append(model_summary(model, rows, len(compacting), prices))
+    timing = sorted({timing_note(case.session.messages) for case in compacting})
     return {"source": "modelled", "cases": [c.id for c in cases], "sessions_with_compactions": len(compacting),
-            "models": summaries, "events": [e.to_json() for e in events], "note": MODELLED_NOTE}
+            "cache_ttl": ttl or "5m", "timing": timing, "models": summaries,
+            "events": [e.to_json() for e in events], "note": MODELLED_NOTE}
 
 
 MODELLED_NOTE = ("modelled: the emulator's cache simulation under each provider's rules, the agent's own "
-                 "requests warming the cache within its TTL; o200k token counts; output = the builtin "
-                 "summary's length")
-
-
-# ---------------------------------------------------------------------------------------------
-# measured figures: a run's own summarizer calls
-
-
-def measured(run: dict[str, Any], prices_file: str | None = None) -> dict[str, Any]:
-    """What a run's summarizer calls cost as billed (live), as recorded (cassette) or as the emulator
-    modelled them, from each event's usage; one row per compaction."""
-    prices = load_prices(prices_file)
-    config = run["configuration"]
-    spec = config["summarizer_spec"]
-    shape = ("cache-on" if config.get("cache", True) else "cache-off") if config["summarizer"] == "same" \
-        else f"alt:{spec}"
-    rows, sessions = [], 0
-    records = run.get("cases", {})
-    for record in records.values() if isinstance(records, dict) else records:
-        if record.get("status") != "ok":
-            continue
-        events = [e for e in record.get("events", []) if e.get("usage")]
-        sources = [s.get("latency_source", "modelled") for s in record.get("summaries", [])]
-        sessions += bool(events)
-        for i, event in enumerate(events):
-            usage = Usage(**{k: event["usage"].get(k, 0) for k in
-                             ("input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens")})
-            source = sources[i] if i < len(sources) else "modelled"
-            rows.append(EventCost(record["case"], spec, event["number"], event["send_index"],
-                                  (billed(shape, spec, usage, prices, source),)))
-    priced = resolve(spec, prices)  # unknown price: the one-line error
-    return {"model": spec, "price": priced.model, "shape": shape, "totals": totals(rows, sessions).get(shape),
-            "sources": sorted({b.source for r in rows for b in r.shapes}), "compactions": len(rows),
-            "sessions": sessions}
+                 "requests warming the cache; o200k token counts; output = the builtin summary's length")

@@ -142,12 +142,14 @@ def cost_side(cases: list[Case], model: str, alt: str, prices: str | None) -> di
     shapes = summary["shapes"]
     on, alt_shape = shapes.get("cache-on"), shapes.get(f"alt:{alt}")
     alternative = summary["alternatives"].get(alt, {})
+    # the whole price of a compaction: the summarizer call and the first request after it (issue 16)
     return {"study": result, "compactions": summary["compactions"], "control": control,
-            "same_usd_per_compaction": on["per_compaction_usd"] if on else None,
-            "alt_usd_per_compaction": alt_shape["per_compaction_usd"] if alt_shape else None,
-            "same_usd": on["usd"] if on else 0.0, "alt_usd": alt_shape["usd"] if alt_shape else 0.0,
+            "same_usd_per_compaction": on["whole_per_compaction_usd"] if on else None,
+            "alt_usd_per_compaction": alt_shape["whole_per_compaction_usd"] if alt_shape else None,
+            "same_usd": on["whole_usd"] if on else 0.0, "alt_usd": alt_shape["whole_usd"] if alt_shape else 0.0,
             "cache_hit_rate": summary["cache_hit_rate"], "flip_hit_rate": alternative.get("flip_hit_rate"),
-            "break_even_ratio": alternative.get("break_even_ratio"), "price_ratio": alternative.get("price_ratio"),
+            "break_even_ratio": alternative.get("break_even_ratio_whole"),
+            "price_ratio": alternative.get("price_ratio"),
             "source": result["source"]}
 
 
@@ -255,7 +257,8 @@ def figures(result: dict[str, Any]) -> dict[str, Figure]:
                              f"{q.get('source', '-')} runs"),
     }
     if c["compactions"]:
-        found["cost_study"] = Figure("cost per compaction, cost study, warm cache from the agent's own requests",
+        found["cost_study"] = Figure("cost per compaction (the call and the first request after it), cost study, "
+                                     "warm cache from the agent's own requests",
                                      cost_text(c["same_usd_per_compaction"], c["cache_hit_rate"]),
                                      dollars(c["alt_usd_per_compaction"]) if not c.get("control") else "-",
                                      c["source"])

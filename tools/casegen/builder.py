@@ -15,6 +15,7 @@ from harness.cases import case_toml as write_case_toml
 from harness.policy import ContextView, PolicyConfig, SendPoint, make_policy
 from harness.session import CompactionRecord, Message, Session, ToolCall, message_text
 from harness.tokens import MessageTokens, counter
+from toolset import TOOLS
 
 # The summary size assumed when predicting compactions (the real one comes from the summarizer).
 ASSUMED_SUMMARY_TOKENS = 3000
@@ -87,7 +88,8 @@ class Builder:
         return self._calls
 
     def session(self) -> Session:
-        return Session(tuple(self.msgs), self.system, tuple(self.compactions))
+        """With the agent's tool definitions (toolset.py): requests carry them ahead of the system prompt."""
+        return Session(tuple(self.msgs), self.system, tuple(self.compactions), tools=TOOLS)
 
 
 def norm(text: str) -> str:

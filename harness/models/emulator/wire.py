@@ -113,9 +113,7 @@ def openai_prompt_tokens(payload: dict, memo: dict | None = None) -> list[int]:
     Parts are encoded one by one (memoised when `memo` is given, as the cost study replays many
     requests sharing a prefix); a part boundary may differ from a whole-prompt encoding by a token."""
     parts = [json.dumps(t, sort_keys=True) for t in payload.get("tools") or []]
-    for message in payload.get("messages") or []:
-        calls = json.dumps(message.get("tool_calls"), sort_keys=True) if message.get("tool_calls") else ""
-        parts.append(f"<|{message.get('role')}|>{text_of(message.get('content'))}{calls}")
+    parts += [openai_part(message) for message in payload.get("messages") or []]
     tokens: list[int] = []
     for i, part in enumerate(parts):
         text = part if i == 0 else "\n" + part
@@ -127,6 +125,12 @@ def openai_prompt_tokens(payload: dict, memo: dict | None = None) -> list[int]:
             memo[key] = _tokens.encode(text)
         tokens += memo[key]
     return tokens
+
+
+def openai_part(message: dict) -> str:
+    """One wire message as the prompt text it adds: `<|role|>content` plus its calls as JSON."""
+    calls = json.dumps(message.get("tool_calls"), sort_keys=True) if message.get("tool_calls") else ""
+    return f"<|{message.get('role')}|>{text_of(message.get('content'))}{calls}"
 
 
 def anthropic_blocks(payload: dict, memo: dict | None = None) -> list[CacheBlock]:
@@ -142,18 +146,20 @@ def anthropic_blocks(payload: dict, memo: dict | None = None) -> list[CacheBlock
         raw += [{**item, "_role": message.get("role")} for item in items]
     if payload.get("cache_control") and raw:  # top-level automatic caching: a breakpoint on the last block
         raw[-1] = {**raw[-1], "cache_control": payload["cache_control"]}
-    blocks = []
-    for item in raw:
-        control = item.get("cache_control")
-        content = {k: v for k, v in item.items() if k != "cache_control"}
-        canonical = json.dumps(content, sort_keys=True)
-        digest = hashlib.sha256(canonical.encode()).hexdigest()
-        if digest not in memo:
-            text = text_of([content]) if content.get("type") in ("text", "tool_result") else canonical
-            memo[digest] = _tokens.count(text)
-        ttl = (control.get("ttl") or "5m") if isinstance(control, dict) else None
-        blocks.append(CacheBlock(digest, memo[digest], ttl))
-    return blocks
+    return [cache_block(item, memo) for item in raw]
+
+
+def cache_block(item: dict, memo: dict) -> CacheBlock:
+    """One cacheable unit: its content hash (cache_control left out), o200k count and breakpoint TTL."""
+    control = item.get("cache_control")
+    content = {k: v for k, v in item.items() if k != "cache_control"}
+    canonical = json.dumps(content, sort_keys=True)
+    digest = hashlib.sha256(canonical.encode()).hexdigest()
+    if digest not in memo:
+        text = text_of([content]) if content.get("type") in ("text", "tool_result") else canonical
+        memo[digest] = _tokens.count(text)
+    ttl = (control.get("ttl") or "5m") if isinstance(control, dict) else None
+    return CacheBlock(digest, memo[digest], ttl)
 
 
 def openai_completion(serial: int, created: int, model: str, text: str, finish: str, prompt_tokens: int,
