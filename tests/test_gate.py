@@ -59,8 +59,9 @@ def test_a_summarizer_that_drops_a_section_fails_the_gate_and_names_the_lost_pro
     junit = tmp_path / "junit.xml"
     md = tmp_path / "gate.md"
     assert main(["gate", str(broken), "--baseline", str(baseline), "--junit", str(junit),
-                 "--markdown", str(md)]) == 1
+                 "--markdown", str(md), "--allow-config-change"]) == 1
     printed = capsys.readouterr().out
+    assert "configuration changed since the baseline (--allow-config-change): sections: baseline unset" in printed
     for case in ("one", "two", "three"):
         assert f"{case}/the-error" in printed
     assert "pm" not in printed.replace("pmatch", "")  # the constraint survives in the tail: not lost
