@@ -31,10 +31,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                           "head-first or head-last (repeatable: one configuration each)")
     run.add_argument("--controls", action="store_true",
                      help="run the configuration under test and every control beside it, and compare them")
-    options.add_record_options(run, record_default="none",
-                               record_help="cassettes: none replays only (default), once, new, all re-records",
-                               cassettes_default="goldens/cassettes", cassettes_help="cassette folder (default: "
-                                                                                     "%(default)s)")
+    options.add_record_options(run, record_default=None,
+                               record_help="cassettes: none replays only (the CI mode), once records a missing "
+                                           "cassette, new records what is missing, all re-records (default: new "
+                                           "for @emulator and @URL specs, once for a provider, none for builtin)",
+                               cassettes_default=None,
+                               cassettes_help="cassette folder (default: goldens/cassettes with --record-mode, "
+                                              "else the run folder's cassettes/)")
     run.add_argument("--at-recorded-points", nargs="?", const="recorded-tail", choices=("recorded-tail", "policy-tail"),
                      help="compact exactly where the session's own compaction lines are, trigger off: keep the "
                           "recorded tail (default) or =policy-tail the policy's own; summary budget = the recorded "
@@ -76,12 +79,22 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
     settings, budget = split_recorded_budget(args.settings, at_points)
     recorded: dict[str, Any] = {"at_recorded_points": at_points, "summary_tokens": budget,
                                 "recorded_tail": (args.at_recorded_points or "recorded-tail").removesuffix("-tail")}
-    return [RunConfig(policy=policy, model=model, summarizer=summarizer, answerer=args.answerer, judge=args.judge,
-                      cache=args.cache == "on", settings=settings, record_mode=args.record_mode,
-                      cassettes=args.cassettes, prices=args.prices, sections=parse_sections(args.sections),
-                      control=control, **recorded)
-            for policy, model, summarizer, control in product(args.policy or ["default"], args.model or ["builtin"],
-                                                              args.summarizer or ["same"], controls_of(args))]
+    configs = [RunConfig(policy=policy, model=model, summarizer=summarizer, answerer=args.answerer,
+                         judge=args.judge, cache=args.cache == "on", settings=settings, prices=args.prices,
+                         sections=parse_sections(args.sections), control=control, **recorded)
+               for policy, model, summarizer, control in product(args.policy or ["default"], args.model or ["builtin"],
+                                                                 args.summarizer or ["same"], controls_of(args))]
+    return [with_recording(config, args.record_mode, args.cassettes) for config in configs]
+
+
+def with_recording(config: RunConfig, record_mode: str | None, cassettes: str | None) -> RunConfig:
+    """The configuration with its record mode and cassette folder, defaulted to fit its models."""
+    from dataclasses import replace
+
+    from harness.run.config import record_defaults
+
+    mode, folder = record_defaults(config.model_specs, record_mode, cassettes)
+    return replace(config, record_mode=mode, cassettes=folder)
 
 
 def controls_of(args: argparse.Namespace) -> list[str | None]:
