@@ -22,10 +22,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from harness.cases import discover
     from harness.render.cost import show_study
     from harness.studies.costs import study
 
-    result = study(discover(args.cases_dir, args.cases or None), args.model, args.alt_model, args.prices)
+    result = study(options.selected_cases(args), args.model, args.alt_model, args.prices)
     show_study(result, plot=args.plot, markdown_path=args.markdown, as_json=args.json)
     return 0

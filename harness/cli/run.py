@@ -47,7 +47,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                           "Errors,Next steps)")
     options.add_prices(run)
     options.add_concurrency(run)
-    run.add_argument("--repeat", type=options.positive_int, default=1, help="evaluate each case K times (live runs)")
+    run.add_argument("--repeat", type=options.positive_int, default=1,
+                     help="evaluate each case K times (live models; the deterministic builtin runs once)")
     run.add_argument("--out", help="results folder (default: results/<run-id>)")
     run.add_argument("--label", help="a name for the run (part of the run id)")
     run.add_argument("--resume", action="store_true", help="continue the run in --out, skipping finished cases")
@@ -57,15 +58,16 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from harness.cases import discover
     from harness.render.run import RunProgress, show_runs
     from harness.studies.compare import RunOptions, run_configurations
 
     if args.resume and not args.out:
         raise HarnessError("--resume needs --out DIR: the folder of the run to continue")
+    configs = run_configs(args)
     run_options = RunOptions(out=Path(args.out) if args.out else None, label=args.label, resume=args.resume,
-                             repeat=args.repeat, concurrency=args.concurrency, shard=args.shard)
-    result = run_configurations(discover(args.cases_dir, args.cases or None), run_configs(args), run_options,
+                             repeat=effective_repeat(configs, args.repeat), concurrency=args.concurrency,
+                             shard=args.shard)
+    result = run_configurations(options.selected_cases(args), configs, run_options,
                                 RunProgress(as_json=args.json))
     show_runs(result, as_json=args.json)
     return 1 if result.failed else 0
@@ -95,6 +97,25 @@ def with_recording(config: RunConfig, record_mode: str | None, cassettes: str | 
 
     mode, folder = record_defaults(config.model_specs, record_mode, cassettes)
     return replace(config, record_mode=mode, cassettes=folder)
+
+
+def effective_repeat(configs: list[RunConfig], repeat: int) -> int:
+    """--repeat K samples a live model K times; the builtin model (also behind the emulator) answers the same
+    every time, so its repeats would only multiply n and narrow the intervals. Alone it runs once, with a
+    note; beside a live configuration, whose repeats mean something, it is refused."""
+    from harness.render.console import stderr
+    from harness.studies.compare import text_source
+
+    fixed = [c for c in configs if all(text_source(spec) == "builtin" for spec in c.model_specs)]
+    if repeat == 1 or not fixed:
+        return repeat
+    if len(fixed) < len(configs):
+        raise HarnessError(f"--repeat {repeat}: configuration {fixed[0].policy} / {fixed[0].model} / "
+                           f"{fixed[0].summarizer_spec} is the deterministic builtin model, whose repeats are "
+                           f"identical; run it without --repeat, apart from the live configurations")
+    stderr().print(f"note: --repeat {repeat} ignored: the builtin model is deterministic, so every repeat would "
+                   f"be identical and only narrow the intervals; each case runs once", markup=False)
+    return 1
 
 
 def controls_of(args: argparse.Namespace) -> list[str | None]:

@@ -28,11 +28,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from harness.cases import discover
     from harness.render.verdict import VerdictProgress, show_verdict
     from harness.studies.verdict import validate_summarizer
 
-    validation = validate_summarizer(discover(args.cases_dir, args.cases or None), args.model, args.alt_model,
+    validation = validate_summarizer(options.selected_cases(args), args.model, args.alt_model,
                                      args.out, record_mode=args.record_mode, cassettes=args.cassettes,
                                      prices=args.prices, concurrency=args.concurrency, resume=args.resume,
                                      observer=VerdictProgress(as_json=args.json))

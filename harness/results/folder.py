@@ -27,6 +27,7 @@ from typing import Any, BinaryIO, Iterator
 from harness.errors import HarnessError
 from harness.results.aggregate import Aggregator
 from harness.results.schema import SCHEMA_VERSION, CaseRecord, RunHeader
+from harness.results.shards import check_shard_set
 
 # Fields that differ between two identical runs: left out when runs are compared for equality.
 VOLATILE_KEYS = frozenset({"merged_from", "created", "finished", "timings", "latency", "run_id", "out", "git_commit",
@@ -228,6 +229,7 @@ def merge_runs(paths: list[str | Path], out: str | Path) -> dict[str, Any]:
     if not paths:
         raise HarnessError("merge needs at least one run folder")
     runs = [(Path(p), read_run(p)) for p in paths]
+    check_shard_set(runs)
     configuration = runs[0][1]["configuration"]
     for path, run in runs[1:]:
         if run["configuration"] != configuration:
