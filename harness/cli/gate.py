@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import harness.cli.options as options
@@ -40,33 +41,34 @@ def command(args: argparse.Namespace) -> int:
     from harness.studies.gate import gate, read_baseline, update_baseline
 
     if args.update_baseline:
-        run = the_run(args.run, None)
+        _, run = the_run(args.run, None)
         show_baseline(update_baseline(run, args.baseline, allow_partial=args.allow_partial), args.baseline,
                       as_json=args.json)
         return 0
     baseline = read_baseline(args.baseline)
-    run = the_run(args.run, baseline)
+    folder, run = the_run(args.run, baseline)  # folder: where the case files (lost-probe answers) are
     verdict = gate(run, baseline, parse_thresholds(args), allow_config_change=args.allow_config_change)
     show_gate(verdict, run["run_id"], args.baseline, junit=args.junit, markdown_path=args.markdown, as_json=args.json)
     return verdict.exit_code
 
 
-def the_run(path: str, baseline: dict[str, Any] | None) -> dict[str, Any]:
-    """The run to gate: the folder's run, or of a folder with several configurations the one run with the
-    baseline's configuration (none to match against when writing a baseline: then it must name one)."""
+def the_run(path: str, baseline: dict[str, Any] | None) -> tuple[Path, dict[str, Any]]:
+    """The run to gate and its folder: the folder's run, or of a folder with several configurations the one
+    run with the baseline's configuration (none to match against when writing a baseline: then it must name
+    one)."""
     from harness.results.folder import read_run
     from harness.results.run_folders import run_folders
     from harness.studies.gate import configuration_changes
 
     folders = run_folders(path)
-    runs = [read_run(folder) for folder in folders]
+    runs = [(folder, read_run(folder)) for folder in folders]
     if len(runs) == 1:
         return runs[0]
     names = ", ".join(str(folder) for folder in folders)
     if baseline is None:
         raise HarnessError(f"{path} holds {len(runs)} runs ({names}): write a baseline from one of them")
-    matching = [run for run in runs if not configuration_changes(baseline.get("configuration") or {},
-                                                                 run["configuration"])]
+    matching = [(folder, run) for folder, run in runs
+                if not configuration_changes(baseline.get("configuration") or {}, run["configuration"])]
     if len(matching) != 1:
         raise HarnessError(f"{path} holds {len(runs)} runs ({names}) and {len(matching) or 'none'} of them "
                            f"{'has' if len(matching) < 2 else 'have'} the baseline's configuration: pass one folder")
