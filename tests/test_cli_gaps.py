@@ -58,8 +58,8 @@ def test_run_pool_selects_and_an_empty_pool_is_one_line(tmp_path, capsys):
     assert list(done["cases"]) == ["small"]
     capsys.readouterr()
     assert main(["run", "--cases-dir", str(root), "--pool", "long", "--out", str(tmp_path / "x")]) == 2
-    assert capsys.readouterr().err.strip() == ("error: --pool long: none of the 1 selected cases is in it "
-                                               "(their pools: edge)")
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("error: ") and "long" in error and len(error.splitlines()) == 1
 
 
 def test_merge_refuses_an_incomplete_shard_set_and_writes_the_report(cases, tmp_path, capsys):

@@ -22,6 +22,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     listing.set_defaults(func=list_command)
     validate = cases_commands.add_parser("validate", help="check every case file and session")
     options.add_case_selection(validate, positional=True)
+    options.add_pool(validate)
     options.add_json(validate, "print the counts and problems as one JSON document")
     validate.set_defaults(func=validate_command)
     importing = cases_commands.add_parser("import", help="turn an agent transcript into a case folder")

@@ -14,6 +14,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     options.add_model(cost, "--alt-model", "a cheaper summarizer (repeatable; default: "
                                            "claude-haiku-4-5 / gpt-5-mini by provider)", repeatable=True)
     options.add_case_selection(cost)
+    options.add_pool(cost)
     options.add_prices(cost)
     options.add_markdown(cost, "write the tables as markdown")
     options.add_plot(cost, "cost per compaction by request shape")

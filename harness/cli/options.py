@@ -143,12 +143,11 @@ def add_concurrency(parser: argparse.ArgumentParser) -> None:
 
 
 def add_case_selection(parser: argparse.ArgumentParser, *, positional: bool = False) -> None:
-    """--cases (or positional case ids), --pool and --cases-dir."""
+    """--cases (or positional case ids) and --cases-dir (commands that filter by pool add `add_pool`)."""
     if positional:
         parser.add_argument("cases", nargs="*", help="case ids or folders (default: all)")
     else:
         parser.add_argument("--cases", action="append", help="case id, folder or glob (repeatable; default: all)")
-    add_pool(parser)
     add_cases_dir(parser)
 
 

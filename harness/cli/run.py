@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 def add_parser(commands: argparse._SubParsersAction) -> None:
     run = commands.add_parser("run", help="evaluate compaction over the case library (default: all, builtin)")
     options.add_case_selection(run)
+    run.add_argument("--pool", action="append", metavar="POOL",
+                     help="only the cases of this pool (repeatable): desktop, long, autonomous, edge, real")
     options.add_policy_options(run, summary_tokens_note="; with --at-recorded-points: the budget instead of "
                                                         "the recorded summary's size")
     options.add_model(run, "--model", f"the session model (repeatable; default builtin): {options.MODEL_SPECS}",
@@ -67,8 +69,8 @@ def command(args: argparse.Namespace) -> int:
     run_options = RunOptions(out=Path(args.out) if args.out else None, label=args.label, resume=args.resume,
                              repeat=effective_repeat(configs, args.repeat), concurrency=args.concurrency,
                              shard=args.shard)
-    result = run_configurations(options.selected_cases(args), configs, run_options,
-                                RunProgress(as_json=args.json))
+    cases = options.selected_cases(args)
+    result = run_configurations(cases, configs, run_options, RunProgress(as_json=args.json))
     show_runs(result, as_json=args.json)
     return 1 if result.failed else 0
 

@@ -15,6 +15,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                                                "keyword-bag, head-first, head-last): the session model's summarizer "
                                                "under that reference control, a known difference", required=True)
     options.add_case_selection(verdict)
+    options.add_pool(verdict)
     verdict.add_argument("--out", default="results/validate-summarizer", help="folder (default: %(default)s)")
     verdict.add_argument("--resume", action="store_true", help="continue both runs in --out, skipping finished cases")
     options.add_record_options(verdict, record_default=None,

@@ -23,22 +23,6 @@ from harness.policy import PolicyConfig
 from harness.results.schema import Configuration
 
 DEFAULT_MAX_OUTPUT_TOKENS = 16384  # a session with no case behind it: the common provider default
-COMMITTED_CASSETTES = "goldens/cassettes"  # where an explicit --record-mode reads and writes by default
-RUN_CASSETTES = "<run folder>/cassettes"  # the default otherwise: the run's own folder, resolved by `in_folder`
-
-
-def record_defaults(specs: Sequence[str], record_mode: str | None, cassettes: str | None) -> tuple[str, str]:
-    """The record mode and cassette folder a run gets when not told: the builtin model needs no cassette;
-    the emulator and custom servers record what is missing (`new`) and a real provider records once (`once`,
-    vcrpy's meaning), both into the run's own folder so that trying a model never rewrites the committed
-    cassettes. An explicit mode (`none` is the CI replay) keeps the committed folder as its default."""
-    if record_mode is not None:
-        return record_mode, cassettes or COMMITTED_CASSETTES
-    parsed = [check_spec(spec) for spec in specs]
-    if all(spec.provider == "builtin" for spec in parsed):
-        return "none", cassettes or COMMITTED_CASSETTES
-    live = any(spec.provider != "builtin" and not spec.base_url for spec in parsed)
-    return ("once" if live else "new"), cassettes or RUN_CASSETTES
 
 
 @dataclass(frozen=True)
@@ -143,6 +127,24 @@ class RunPlan:
 
     def policy_config(self, case: Case) -> PolicyConfig:
         return policy_config(case, self.config)
+
+
+COMMITTED_CASSETTES = "goldens/cassettes"  # where an explicit --record-mode reads and writes by default
+RUN_CASSETTES = "<run folder>/cassettes"  # the default otherwise: the run's own folder, resolved by `in_folder`
+
+
+def record_defaults(specs: Sequence[str], record_mode: str | None, cassettes: str | None) -> tuple[str, str]:
+    """The record mode and cassette folder a run gets when not told: the builtin model needs no cassette;
+    the emulator and custom servers record what is missing (`new`) and a real provider records once (`once`,
+    vcrpy's meaning), both into the run's own folder so that trying a model never rewrites the committed
+    cassettes. An explicit mode (`none` is the CI replay) keeps the committed folder as its default."""
+    if record_mode is not None:
+        return record_mode, cassettes or COMMITTED_CASSETTES
+    parsed = [check_spec(spec) for spec in specs]
+    if all(spec.provider == "builtin" for spec in parsed):
+        return "none", cassettes or COMMITTED_CASSETTES
+    live = any(spec.provider != "builtin" and not spec.base_url for spec in parsed)
+    return ("once" if live else "new"), cassettes or RUN_CASSETTES
 
 
 def plan_run(config: RunConfig | RunPlan) -> RunPlan:
