@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="compaction-harness",
         description="Evaluate automatic context compaction in LLM agents: what the agent still knows after "
                     "compaction, and what the compaction costs.")
+    parser.add_argument("--version", action="version", version=f"compaction-harness {installed_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         command.add_parser(commands)
@@ -43,6 +44,16 @@ def add_debug(parser: argparse.ArgumentParser) -> None:
         if isinstance(action, argparse._SubParsersAction):
             for subparser in action.choices.values():
                 add_debug(subparser)
+
+
+def installed_version() -> str:
+    """The installed package's version (the one run.json records as harness_version)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("compaction-harness")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

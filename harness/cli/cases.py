@@ -16,10 +16,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     cases = commands.add_parser("cases", help="list, validate and import cases; draft probes")
     cases_commands = cases.add_subparsers(dest="cases_command", required=True)
     listing = cases_commands.add_parser("list", help="the cases and their probes")
+    options.add_pool(listing)
     options.add_cases_dir(listing)
+    options.add_json(listing, "print the cases as one JSON document")
     listing.set_defaults(func=list_command)
     validate = cases_commands.add_parser("validate", help="check every case file and session")
     options.add_case_selection(validate, positional=True)
+    options.add_pool(validate)
+    options.add_json(validate, "print the counts and problems as one JSON document")
     validate.set_defaults(func=validate_command)
     importing = cases_commands.add_parser("import", help="turn an agent transcript into a case folder")
     importing.add_argument("file", metavar="FILE")
@@ -44,20 +48,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def list_command(args: argparse.Namespace) -> int:
-    from harness.cases import discover
     from harness.render.cases import show_cases
 
-    show_cases(discover(args.cases_dir), args.cases_dir)
+    show_cases(options.selected_cases(args), args.cases_dir, as_json=args.json)
     return 0
 
 
 def validate_command(args: argparse.Namespace) -> int:
-    from harness.cases import discover
     from harness.render.cases import show_problems
 
-    cases = discover(args.cases_dir, args.cases or None)
+    cases = options.selected_cases(args)
     problems = [problem for case in cases for problem in case_problems(case)]
-    show_problems(cases, problems)
+    show_problems(cases, problems, as_json=args.json)
     return 2 if problems else 0
 
 

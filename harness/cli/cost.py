@@ -17,6 +17,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     cost.add_argument("--cache-ttl", choices=("5m", "1h"), default=None,
                       help="the Anthropic cache entry lifetime the requests ask for (default 5m); entries expire "
                            "by it across the sessions' idle gaps where messages carry timestamps")
+    options.add_pool(cost)
     options.add_prices(cost)
     options.add_markdown(cost, "write the tables as markdown")
     options.add_plot(cost, "cost per compaction by request shape")
@@ -25,11 +26,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from harness.cases import discover
     from harness.render.cost import show_study
     from harness.studies.costs import study
 
-    result = study(discover(args.cases_dir, args.cases or None), args.model, args.alt_model, args.prices,
-                   args.cache_ttl)
+    result = study(options.selected_cases(args), args.model, args.alt_model, args.prices, args.cache_ttl)
     show_study(result, plot=args.plot, markdown_path=args.markdown, as_json=args.json)
     return 0

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any, Sequence
 
+from harness.cases.schema import POOLS, Case
 from harness.errors import HarnessError
 from harness.policy import PolicyConfig
 from harness.policy.base import MODES
@@ -143,12 +144,31 @@ def add_concurrency(parser: argparse.ArgumentParser) -> None:
 
 
 def add_case_selection(parser: argparse.ArgumentParser, *, positional: bool = False) -> None:
-    """--cases (or positional case ids) and --cases-dir."""
+    """--cases (or positional case ids) and --cases-dir (commands that filter by pool add `add_pool`)."""
     if positional:
         parser.add_argument("cases", nargs="*", help="case ids or folders (default: all)")
     else:
         parser.add_argument("--cases", action="append", help="case id, folder or glob (repeatable; default: all)")
     add_cases_dir(parser)
+
+
+def add_pool(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pool", action="append", choices=POOLS, metavar="NAME",
+                        help=f"only the cases of this pool (repeatable): {', '.join(POOLS)}")
+
+
+def selected_cases(args: argparse.Namespace) -> list[Case]:
+    """The cases a command was pointed at: --cases (or positional ids) within --cases-dir, then --pool."""
+    from harness.cases import discover
+
+    cases = discover(args.cases_dir, getattr(args, "cases", None) or None)
+    if not getattr(args, "pool", None):
+        return cases
+    chosen = [case for case in cases if case.pool in args.pool]
+    if not chosen:
+        raise HarnessError(f"--pool {', '.join(args.pool)}: none of the {len(cases)} selected cases is in it "
+                           f"(their pools: {', '.join(sorted({case.pool for case in cases}))})")
+    return chosen
 
 
 def add_cases_dir(parser: argparse.ArgumentParser) -> None:

@@ -41,10 +41,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                           "head-first or head-last (repeatable: one configuration each)")
     run.add_argument("--controls", action="store_true",
                      help="run the configuration under test and every control beside it, and compare them")
-    options.add_record_options(run, record_default="none",
-                               record_help="cassettes: none replays only (default), once, new, all re-records",
-                               cassettes_default="goldens/cassettes", cassettes_help="cassette folder (default: "
-                                                                                     "%(default)s)")
+    options.add_record_options(run, record_default=None,
+                               record_help="cassettes: none replays only (the CI mode), once records a missing "
+                                           "cassette, new records what is missing, all re-records (default: new "
+                                           "for @emulator and @URL specs, once for a provider, none for builtin)",
+                               cassettes_default=None,
+                               cassettes_help="cassette folder (default: goldens/cassettes with --record-mode, "
+                                              "else the run folder's cassettes/)")
     run.add_argument("--at-recorded-points", nargs="?", const="recorded-tail", choices=("recorded-tail", "policy-tail"),
                      help="compact exactly where the session's own compaction lines are, trigger off: keep the "
                           "recorded tail (default) or =policy-tail the policy's own; summary budget = the recorded "
@@ -55,7 +58,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     options.add_prices(run)
     options.add_concurrency(run)
     run.add_argument("--repeat", type=options.bounded_int(1, 100), default=1,
-                     help="evaluate each case K times, 1 to 100 (live runs)")
+                     help="evaluate each case K times, 1 to 100 (live models; the deterministic builtin runs once)")
     run.add_argument("--request-timeout", type=options.positive_float, default=DEFAULT_REQUEST_TIMEOUT_S, metavar="S",
                      help="seconds one provider request may take before it is retried (default %(default)g)")
     run.add_argument("--retries", type=options.bounded_int(0, MAX_RETRIES), default=DEFAULT_RETRIES, metavar="N",
@@ -74,7 +77,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from harness.cases import discover
     from harness.render.run import RunProgress, show_runs
     from harness.studies.compare import RunOptions, run_configurations
 
@@ -82,13 +84,11 @@ def command(args: argparse.Namespace) -> int:
         raise HarnessError("--resume needs --out DIR: the folder of the run to continue")
     if args.label:
         safe_name(args.label, "--label")
+    configs = run_configs(args)
     run_options = RunOptions(out=Path(args.out) if args.out else None, label=args.label, resume=args.resume,
-                             repeat=args.repeat, concurrency=args.concurrency, shard=args.shard)
-    cases = discover(args.cases_dir, args.cases or None)
-    if args.pool:
-        cases = [case for case in cases if case.pool in args.pool]
-        if not cases:
-            raise HarnessError(f"no case of pool {', '.join(args.pool)} in the selection")
+                             repeat=effective_repeat(configs, args.repeat), concurrency=args.concurrency,
+                             shard=args.shard)
+    cases = options.selected_cases(args)
     if not args.include_drafts:
         from harness.cases.drafts import without_drafts
         from harness.render.console import stderr
@@ -97,7 +97,7 @@ def command(args: argparse.Namespace) -> int:
         if drafts:
             stderr().print(f"skipping {drafts} draft probe{'' if drafts == 1 else 's'} (draft = true; "
                            f"--include-drafts runs them)", markup=False)
-    result = run_configurations(cases, run_configs(args), run_options, RunProgress(as_json=args.json))
+    result = run_configurations(cases, configs, run_options, RunProgress(as_json=args.json))
     show_runs(result, as_json=args.json)
     return 1 if result.failed else 0
 
@@ -110,12 +110,42 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
     settings, budget = split_recorded_budget(args.settings, at_points)
     recorded: dict[str, Any] = {"at_recorded_points": at_points, "summary_tokens": budget,
                                 "recorded_tail": (args.at_recorded_points or "recorded-tail").removesuffix("-tail")}
-    return [RunConfig(policy=policy, model=model, summarizer=summarizer, answerer=args.answerer, judge=args.judge,
-                      cache=args.cache == "on", settings=settings, record_mode=args.record_mode,
-                      cassettes=args.cassettes, prices=args.prices, sections=parse_sections(args.sections),
-                      control=control, request_timeout=args.request_timeout, retries=args.retries, **recorded)
-            for policy, model, summarizer, control in product(args.policy or ["default"], args.model or ["builtin"],
-                                                              args.summarizer or ["same"], controls_of(args))]
+    configs = [RunConfig(policy=policy, model=model, summarizer=summarizer, answerer=args.answerer,
+                         judge=args.judge, cache=args.cache == "on", settings=settings, prices=args.prices,
+                         sections=parse_sections(args.sections), control=control,
+                         request_timeout=args.request_timeout, retries=args.retries, **recorded)
+               for policy, model, summarizer, control in product(args.policy or ["default"], args.model or ["builtin"],
+                                                                 args.summarizer or ["same"], controls_of(args))]
+    return [with_recording(config, args.record_mode, args.cassettes) for config in configs]
+
+
+def with_recording(config: RunConfig, record_mode: str | None, cassettes: str | None) -> RunConfig:
+    """The configuration with its record mode and cassette folder, defaulted to fit its models."""
+    from dataclasses import replace
+
+    from harness.run.config import record_defaults
+
+    mode, folder = record_defaults(config.model_specs, record_mode, cassettes)
+    return replace(config, record_mode=mode, cassettes=folder)
+
+
+def effective_repeat(configs: list[RunConfig], repeat: int) -> int:
+    """--repeat K samples a live model K times; the builtin model (also behind the emulator) answers the same
+    every time, so its repeats would only multiply n and narrow the intervals. Alone it runs once, with a
+    note; beside a live configuration, whose repeats mean something, it is refused."""
+    from harness.render.console import stderr
+    from harness.studies.compare import text_source
+
+    fixed = [c for c in configs if all(text_source(spec) == "builtin" for spec in c.model_specs)]
+    if repeat == 1 or not fixed:
+        return repeat
+    if len(fixed) < len(configs):
+        raise HarnessError(f"--repeat {repeat}: configuration {fixed[0].policy} / {fixed[0].model} / "
+                           f"{fixed[0].summarizer_spec} is the deterministic builtin model, whose repeats are "
+                           f"identical; run it without --repeat, apart from the live configurations")
+    stderr().print(f"note: --repeat {repeat} ignored: the builtin model is deterministic, so every repeat would "
+                   f"be identical and only narrow the intervals; each case runs once", markup=False)
+    return 1
 
 
 def controls_of(args: argparse.Namespace) -> list[str | None]:

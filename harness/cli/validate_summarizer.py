@@ -15,6 +15,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                                                "keyword-bag, head-first, head-last): the session model's summarizer "
                                                "under that reference control, a known difference", required=True)
     options.add_case_selection(verdict)
+    options.add_pool(verdict)
     verdict.add_argument("--out", default="results/validate-summarizer", help="folder (default: %(default)s)")
     verdict.add_argument("--resume", action="store_true", help="continue both runs in --out, skipping finished cases")
     options.add_record_options(verdict, record_default=None,
@@ -28,11 +29,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from harness.cases import discover
     from harness.render.verdict import VerdictProgress, show_verdict
     from harness.studies.verdict import validate_summarizer
 
-    validation = validate_summarizer(discover(args.cases_dir, args.cases or None), args.model, args.alt_model,
+    validation = validate_summarizer(options.selected_cases(args), args.model, args.alt_model,
                                      args.out, record_mode=args.record_mode, cassettes=args.cassettes,
                                      prices=args.prices, concurrency=args.concurrency, resume=args.resume,
                                      observer=VerdictProgress(as_json=args.json))

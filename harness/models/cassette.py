@@ -188,11 +188,8 @@ class CassetteTransport(httpx2.BaseTransport):
         where = f"cassette {self.path} (case {self.case_id!r})"
         if not self.interactions:
             return f"{where}: request {digest} not recorded and the cassette is empty; record it with --record-mode new"
-        scored = []
-        current = stored_form(canonical)
-        for interaction in self.interactions:
-            differences = json_differences(interaction["request"], current)
-            scored.append((len(differences), differences, interaction["hash"]))
+        scored = [(len(found), found, interaction["hash"]) for interaction in self.interactions
+                  for found in (json_differences(interaction["request"], canonical),)]
         count, differences, closest = min(scored, key=lambda item: item[0])
         first = differences[0] if differences else "(identical request already replayed)"
         return (f"{where}: request {digest} not recorded; closest recorded request {closest} differs in {count} "
@@ -204,7 +201,8 @@ class CassetteTransport(httpx2.BaseTransport):
 
 
 def json_differences(recorded: Any, current: Any, path: str = "$") -> list[str]:
-    """Paths where two JSON values differ, in document order, each with a short recorded/current view."""
+    """Paths where a recorded request (in its stored form) and a current one (in full) differ, in document
+    order, each with both values: a current long string equal to the recorded digest is no difference."""
     if isinstance(recorded, dict) and isinstance(current, dict):
         out: list[str] = []
         for key in sorted(set(recorded) | set(current)):
@@ -227,11 +225,27 @@ def json_differences(recorded: Any, current: Any, path: str = "$") -> list[str]:
             else:
                 out += json_differences(recorded[index], current[index], sub)
         return out
-    if recorded == current:
+    if recorded == current or recorded == stored_form(current):
         return []
-    return [f"{path}: recorded {_short(recorded)} != now {_short(current)}"]
+    return [f"{path}: recorded {middle_short(recorded)} != now {_current_view(current)}"]
 
 
-def _short(value: Any, limit: int = 40) -> str:
-    text = " ".join(json.dumps(value, ensure_ascii=False).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _current_view(value: Any) -> str:
+    """A current value as the miss shows it: a string the cassette would store as a digest says so, with its
+    length and digest, so it reads against the recorded `sha256:...` form."""
+    stored = stored_form(value)
+    if stored == value:
+        return middle_short(value)
+    return f"{stored.partition(' chars: ')[0]} chars: {middle_short(value)}"
+
+
+SHOWN_CHARS = 600  # a value longer than this (as JSON) keeps its start and end, the middle left out
+
+
+def middle_short(value: Any, limit: int = SHOWN_CHARS) -> str:
+    """`value` as one line of JSON, shortened only in the middle, so both ends of a long value stay visible."""
+    text = json.dumps(value, ensure_ascii=False)
+    if len(text) <= limit:
+        return text
+    keep = (limit - 20) // 2
+    return f"{text[:keep]} …[{len(text) - 2 * keep} chars]… {text[-keep:]}"

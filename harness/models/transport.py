@@ -94,6 +94,8 @@ def sdk_errors(spec: str, sdk: ModuleType) -> Iterator[None]:
     except sdk.APITimeoutError:
         raise HarnessError(f"{spec}: request timed out (retries exhausted)") from None
     except sdk.APIConnectionError as err:
+        if isinstance(err.__cause__, HarnessError):  # a cassette miss, already one line naming what to do
+            raise HarnessError(str(err.__cause__)) from None
         raise HarnessError(f"{spec}: connection failed: {one_line(err.__cause__ or err)}") from None
     except (sdk.APIResponseValidationError, json.JSONDecodeError, ValueError) as err:
         raise HarnessError(f"{spec}: unreadable response: {one_line(err)}") from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -12,7 +13,13 @@ from harness.importers import FORMATS, ImportReport, render_probes
 from harness.render.console import stderr, stdout
 
 
-def show_cases(cases: Sequence[Case], cases_dir: str) -> None:
+def show_cases(cases: Sequence[Case], cases_dir: str, as_json: bool = False) -> None:
+    if as_json:
+        print(json.dumps({"cases_dir": cases_dir, "cases": [
+            {"id": case.id, "pool": case.pool, "window": case.context_window,
+             "messages": len(case.session.messages), "probes": len(case.probes), "title": case.title,
+             "directory": str(case.directory)} for case in cases]}, indent=2))
+        return
     table = Table(title=f"cases in {cases_dir}")
     for column in ("id", "pool", "window", "messages", "probes", "title"):
         table.add_column(column)
@@ -22,8 +29,12 @@ def show_cases(cases: Sequence[Case], cases_dir: str) -> None:
     stdout().print(table)
 
 
-def show_problems(cases: Sequence[Case], problems: Sequence[str]) -> None:
-    """Each problem on stderr, then the count line."""
+def show_problems(cases: Sequence[Case], problems: Sequence[str], as_json: bool = False) -> None:
+    """Each problem on stderr, then the count line (or one JSON document with both)."""
+    if as_json:
+        print(json.dumps({"cases": len(cases), "probes": sum(len(c.probes) for c in cases),
+                          "problems": list(problems)}, indent=2))
+        return
     err = stderr()
     for problem in problems:
         err.print(problem)

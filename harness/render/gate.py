@@ -3,6 +3,7 @@ summary for a CI job page."""
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Mapping
@@ -85,6 +86,7 @@ def markdown(verdict: Verdict, run_id: str, baseline_path: str) -> str:
              f"pass rate {percent(s['baseline_rate'])} -> {percent(s['now_rate'])}, McNemar p={s['p_value']:.4f}.", ""]
     if judged_text(verdict):
         lines += [f"{judged_text(verdict)}.", ""]
+    lines += [*(f"- {line}" for line in config_change_lines(verdict)), *([""] if verdict.config_changes else [])]
     for title, keys in (("Regressions", verdict.regressions), ("Improvements", verdict.improvements)):
         lines += [f"### {title} ({len(keys)})", ""]
         lines += [f"- `{k}` ({verdict.rows[k]['kind']})" for k in keys] or ["none"]
@@ -112,20 +114,36 @@ def print_verdict(verdict: Verdict, console: Console) -> None:
                   f"{len(verdict.regressions)} lost, {len(verdict.improvements)} gained, McNemar p={s['p_value']:.4f}")
     if judged_text(verdict):
         console.print(judged_text(verdict), markup=False)
+    for line in config_change_lines(verdict):
+        console.print(line, markup=False)
     for failure in verdict.failures:
         console.print(Text("threshold", style="red") + Text(f": {failure}"))
     console.print("[red]FAIL[/]" if verdict.exit_code else "[green]PASS[/]")
 
 
 def show_gate(verdict: Verdict, run_id: str, baseline_path: str, *, junit: str | None = None,
-              markdown_path: str | None = None, lost: Mapping[str, LostProbe] | None = None) -> None:
-    """The files asked for (JUnit XML, markdown), then the terminal verdict."""
+              markdown_path: str | None = None, lost: Mapping[str, LostProbe] | None = None,
+              as_json: bool = False) -> None:
+    """The files asked for (JUnit XML, markdown), then the terminal verdict (or one JSON document)."""
     if junit:
         Path(junit).write_text(junit_xml(verdict, run_id, lost), encoding="utf-8")
     if markdown_path:
         Path(markdown_path).write_text(markdown(verdict, run_id, baseline_path), encoding="utf-8")
-    print_verdict(verdict, stdout())
+    if as_json:
+        print(json.dumps({"run": run_id, "baseline": baseline_path, **verdict.to_json()}, indent=2))
+    else:
+        print_verdict(verdict, stdout())
 
 
-def show_baseline(baseline: dict[str, Any], path: str) -> None:
+def show_baseline(baseline: dict[str, Any], path: str, as_json: bool = False) -> None:
+    if as_json:
+        print(json.dumps({"baseline": path, "run": baseline["run_id"], "probes": len(baseline["probes"]),
+                          "grade": baseline["grade"], "cases": baseline["cases"]}, indent=2))
+        return
     stdout().print(f"baseline written: {path} ({len(baseline['probes'])} probes, grade {baseline['grade']})")
+
+
+def config_change_lines(verdict: Verdict) -> list[str]:
+    """The configuration differences the gate was allowed across (--allow-config-change)."""
+    return [f"configuration changed since the baseline (--allow-config-change): {change}"
+            for change in verdict.config_changes]

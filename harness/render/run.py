@@ -300,5 +300,11 @@ def show_runs(result: ConfigurationRuns, as_json: bool) -> None:
         print(json.dumps({"runs": documents, "comparison": result.comparison} if several else documents[0], indent=2))
 
 
-def show_merged(run: dict[str, Any], sources: list[str], out: str) -> None:
-    stdout().print(f"merged {len(sources)} runs into {out}: {len(run['cases'])} cases")
+def show_merged(run: dict[str, Any], sources: list[str], out: str, as_json: bool = False) -> None:
+    """The merged run's report.md, as `run` writes it, then a line (or the run's summary as JSON)."""
+    write_markdown(run, Path(out) / "report.md")
+    if as_json:
+        print(json.dumps({"run": out, "merged_from": run.get("merged_from"), "configuration": run["configuration"],
+                          "aggregates": run["aggregates"]}, indent=2))
+        return
+    stdout().print(f"merged {len(sources)} runs into {out}: {len(run['cases'])} cases; report: {out}/report.md")

@@ -31,6 +31,7 @@ from harness.results.claim import claim_folder
 from harness.results.shape import check_case_file, check_run
 from harness.results.schema import SCHEMA_VERSION, CaseRecord, RunHeader
 from harness.validate import encoded, read_json_file, writable_folder
+from harness.results.shards import check_shard_set
 
 # Fields that differ between two identical runs: left out when runs are compared for equality.
 VOLATILE_KEYS = frozenset({"merged_from", "created", "finished", "timings", "latency", "run_id", "out", "git_commit",
@@ -247,6 +248,7 @@ def merge_runs(paths: list[str | Path], out: str | Path) -> dict[str, Any]:
     if not paths:
         raise HarnessError("merge needs at least one run folder")
     runs = [(Path(p), read_run(p)) for p in paths]
+    check_shard_set(runs)
     configuration = runs[0][1]["configuration"]
     for path, run in runs[1:]:
         if run["configuration"] != configuration:

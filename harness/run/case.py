@@ -38,7 +38,7 @@ class Clients:
         if spec not in self.opened:
             cassette = None
             if self.plan.spec(spec).provider != "builtin":
-                cassette = cassette_path(self.plan.config.cassettes, self.case_id, spec)
+                cassette = cassette_path(self.plan.cassettes, self.case_id, spec)
             config = self.plan.config
             self.opened[spec] = open_client(spec, cassette_path=cassette, record_mode=config.record_mode,
                                             case_id=self.case_id, timeout=config.request_timeout,

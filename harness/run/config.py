@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
-from typing import Any, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 from harness.cases.schema import Case
 from harness.compaction.controls import CONTROLS
@@ -117,6 +118,17 @@ class RunPlan:
     config: RunConfig
     specs: tuple[tuple[str, ModelSpec], ...]
     prices: Mapping[str, Any] | None
+    cassette_root: Path | None = None  # RUN_CASSETTES resolved against the run's folder
+
+    @property
+    def cassettes(self) -> Path:
+        return self.cassette_root or Path(self.config.cassettes)
+
+    def in_folder(self, folder: Path) -> RunPlan:
+        """The plan of a run writing to `folder`: the run's own cassettes live there."""
+        if self.config.cassettes != RUN_CASSETTES:
+            return self
+        return replace(self, cassette_root=folder / "cassettes")
 
     def spec(self, text: str) -> ModelSpec:
         return dict(self.specs)[text]
@@ -135,6 +147,24 @@ class RunPlan:
 
     def policy_config(self, case: Case) -> PolicyConfig:
         return policy_config(case, self.config)
+
+
+COMMITTED_CASSETTES = "goldens/cassettes"  # where an explicit --record-mode reads and writes by default
+RUN_CASSETTES = "<run folder>/cassettes"  # the default otherwise: the run's own folder, resolved by `in_folder`
+
+
+def record_defaults(specs: Sequence[str], record_mode: str | None, cassettes: str | None) -> tuple[str, str]:
+    """The record mode and cassette folder a run gets when not told: the builtin model needs no cassette;
+    the emulator and custom servers record what is missing (`new`) and a real provider records once (`once`,
+    vcrpy's meaning), both into the run's own folder so that trying a model never rewrites the committed
+    cassettes. An explicit mode (`none` is the CI replay) keeps the committed folder as its default."""
+    if record_mode is not None:
+        return record_mode, cassettes or COMMITTED_CASSETTES
+    parsed = [check_spec(spec) for spec in specs]
+    if all(spec.provider == "builtin" for spec in parsed):
+        return "none", cassettes or COMMITTED_CASSETTES
+    live = any(spec.provider != "builtin" and not spec.base_url for spec in parsed)
+    return ("once" if live else "new"), cassettes or RUN_CASSETTES
 
 
 def plan_run(config: RunConfig | RunPlan) -> RunPlan:
@@ -172,8 +202,8 @@ def _check_price(config: RunConfig, spec: ModelSpec) -> Mapping[str, Any] | None
     """An unknown summarizer price fails before any work, saying how to add it. Returns the table."""
     from harness.models.pricing import load_prices, resolve
 
-    if spec.base_url and not spec.emulated:
-        return None
+    if spec.base_url and not spec.emulated and config.prices is None:
+        return None  # a custom server has no shipped price; --prices gives it one
     prices = load_prices(config.prices)
     resolve(str(spec), prices)
     return prices

@@ -61,7 +61,7 @@ def run_cases(cases: list[Case], config: RunConfig | RunPlan, folder: RunFolder,
               shard: str | None = None, on_case: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Evaluate every case (x repeat) and write as each finishes. Returns the finished run document.
     `config` may be a plan already made (`plan_run`); otherwise it is planned here, once."""
-    plan = plan_run(config)
+    plan = plan_run(config).in_folder(folder.path)
     folder.create(run_header(plan.config, run_id, label, shard), resume)
     try:
         return _run_todo(cases, plan, folder, resume, repeat, concurrency, on_case)

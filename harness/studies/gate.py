@@ -9,6 +9,7 @@ that excludes no change) and larger than the minimum effect.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,7 +86,8 @@ def paired_headline(pairs: list[tuple[str, bool, bool]]) -> dict[str, Any]:
 
 
 def case_ids(run: dict[str, Any]) -> list[str]:
-    return sorted({case["case"] for case in run["cases"].values()})
+    """The cases the run evaluated (an errored case has no outcome to gate or stand in a baseline)."""
+    return sorted({case["case"] for case in run["cases"].values() if case.get("status") == "ok"})
 
 
 def make_baseline(run: dict[str, Any]) -> dict[str, Any]:
@@ -102,6 +104,52 @@ def make_baseline(run: dict[str, Any]) -> dict[str, Any]:
         "probes": outcomes(run),
         "tests_summary": sorted(summary_testing(run, grade)),
     }
+
+
+IO_KEYS = frozenset({"record_mode", "cassettes"})  # how the models were reached, not what was evaluated
+
+
+def configuration_changes(baseline: dict[str, Any], run: dict[str, Any]) -> list[str]:
+    """Each configuration field where the run differs from the baseline, as `field: baseline X, run Y`
+    (a field an older document lacks reads as unset)."""
+    def value(config: dict[str, Any], key: str) -> Any:
+        found = config.get(key)
+        return None if found in (None, {}, []) else found
+
+    keys = sorted((set(baseline) | set(run)) - IO_KEYS)
+    return [f"{key}: baseline {_shown(value(baseline, key))}, run {_shown(value(run, key))}"
+            for key in keys if value(baseline, key) != value(run, key)]
+
+
+def _shown(value: Any) -> str:
+    return "unset" if value is None else json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) \
+        else str(value)
+
+
+def errored_cases(run: dict[str, Any]) -> dict[str, str]:
+    """The run's cases (by case-file key) that ended in an error, with their error."""
+    return {key: case.get("error") or "(no message)" for key, case in sorted(run["cases"].items())
+            if case.get("status") != "ok"}
+
+
+def unreached_points(run: dict[str, Any]) -> list[str]:
+    """`case/probe (at POINT)` for every probe whose point the replay never reached: it was never graded."""
+    return [f"{case['case']}/{probe['id']} (at {probe['at']})" for case in run["cases"].values()
+            if case.get("status") == "ok" for probe in case["probes"] if probe.get("conditions") is None]
+
+
+def check_complete(run: dict[str, Any], what: str, override: str) -> None:
+    """A run with errored cases or unreached probe points cannot stand for the library: say which and how."""
+    errors, unreached = errored_cases(run), unreached_points(run)
+    problems = []
+    if errors:
+        key, message = next(iter(errors.items()))
+        problems.append(f"{len(errors)} of {len(run['cases'])} cases ended in an error (first: {key}: {message})")
+    if unreached:
+        problems.append(f"{len(unreached)} probe point(s) were never reached ({', '.join(unreached[:3])}"
+                        f"{', ...' if len(unreached) > 3 else ''})")
+    if problems:
+        raise HarnessError(f"{what}: {'; '.join(problems)}; fix the run{override}")
 
 
 def read_baseline(path: str | Path) -> dict[str, Any]:
@@ -139,13 +187,32 @@ class Verdict:
     headline: dict[str, Any] = field(default_factory=dict)  # paired_headline: a = baseline, b = now
     testing_in: str = "both"  # where the summary-testing probes come from: both runs, or (old baseline) now
     judged: dict[str, Any] | None = None  # {"baseline", "now"}: judged means, when a judge ran
+    config_changes: list[str] = field(default_factory=list)  # gated across with --allow-config-change
 
     @property
     def exit_code(self) -> int:
         return 1 if self.regressions and self.deterministic or self.failures else 0
 
+    def to_json(self) -> dict[str, Any]:
+        """The verdict as one JSON document (`gate --json`)."""
+        return {"status": "fail" if self.exit_code else "pass", "exit_code": self.exit_code,
+                "deterministic": self.deterministic, "grade": self.grade, "headline": self.headline,
+                "testing_in": self.testing_in, "paired": self.stats, "regressions": self.regressions,
+                "improvements": self.improvements, "failures": self.failures, "judged": self.judged,
+                "config_changes": self.config_changes, "probes": self.rows}
 
-def gate(run: dict[str, Any], baseline: dict[str, Any], thresholds: Thresholds) -> Verdict:
+
+def gate(run: dict[str, Any], baseline: dict[str, Any], thresholds: Thresholds, *,
+         allow_config_change: bool = False) -> Verdict:
+    errors = errored_cases(run)
+    if errors:
+        key, message = next(iter(errors.items()))
+        others = f" ({len(errors) - 1} more: {', '.join(list(errors)[1:4])})" if len(errors) > 1 else ""
+        raise HarnessError(f"case {key} ended in an error, so its probes cannot be gated{others}: {message}")
+    changes = configuration_changes(baseline.get("configuration") or {}, run["configuration"])
+    if changes and not allow_config_change:
+        raise HarnessError(f"the run's configuration differs from the baseline's ({'; '.join(changes)}): gate a run "
+                           f"of the baseline's configuration, or pass --allow-config-change")
     grade = baseline["grade"]
     now = outcomes(run)
     before = baseline["probes"]
@@ -179,7 +246,7 @@ def gate(run: dict[str, Any], baseline: dict[str, Any], thresholds: Thresholds) 
                         f"{lead['ci95'][1]:.3f}]) > min effect {thresholds.min_effect}")
     judged = {"baseline": baseline.get("aggregates", {}).get("judged"), "now": run["aggregates"].get("judged")}
     return Verdict(deterministic, grade, regressions, improvements, failures, rows, stats, lead, testing_in,
-                   judged if any(judged.values()) else None)
+                   judged if any(judged.values()) else None, changes)
 
 
 def _testing_pairs(run: dict[str, Any], baseline: dict[str, Any],
@@ -233,7 +300,9 @@ def _threshold_failures(paired, thresholds: Thresholds, stats: dict[str, Any]) -
     return failures
 
 
-def update_baseline(run: dict[str, Any], path: str | Path) -> dict[str, Any]:
+def update_baseline(run: dict[str, Any], path: str | Path, *, allow_partial: bool = False) -> dict[str, Any]:
+    if not allow_partial:
+        check_complete(run, "refusing to write a baseline from a partial run", " or pass --allow-partial")
     baseline = make_baseline(run)
     write_json(Path(path), baseline)
     return baseline
