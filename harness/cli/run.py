@@ -25,6 +25,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                       repeatable=True)
     options.add_model(run, "--answerer", "the model answering probes (default: the session model)")
     options.add_model(run, "--judge", "a judge model spec for 0-5 grades (optional; never a model under test)")
+    run.add_argument("--answerer-window", type=options.positive_int, metavar="N",
+                     help="the answerer's window in tokens (default: its model's in the price table; the builtin "
+                          "and custom servers: the case's); past it the ceiling is the oracle (docs/evaluation.md)")
     run.add_argument("--cache", choices=("on", "off"), default="on", help="prompt caching in summarizer calls")
     run.add_argument("--control", action="append", metavar="CONTROL",
                      help="replace each summary by a reference control of the same size: empty, keyword-bag, "
@@ -79,7 +82,7 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
     return [RunConfig(policy=policy, model=model, summarizer=summarizer, answerer=args.answerer, judge=args.judge,
                       cache=args.cache == "on", settings=settings, record_mode=args.record_mode,
                       cassettes=args.cassettes, prices=args.prices, sections=parse_sections(args.sections),
-                      control=control, **recorded)
+                      control=control, answerer_window=args.answerer_window, **recorded)
             for policy, model, summarizer, control in product(args.policy or ["default"], args.model or ["builtin"],
                                                               args.summarizer or ["same"], controls_of(args))]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from harness.cases.schema import Case
 from harness.compaction.controls import CONTROLS
@@ -20,6 +20,9 @@ from harness.errors import HarnessError
 from harness.models import ModelSpec, check_spec, require_key
 from harness.policy import PolicyConfig
 from harness.results.schema import Configuration
+
+if TYPE_CHECKING:
+    from harness.run.ceiling import AnswererWindow
 
 DEFAULT_MAX_OUTPUT_TOKENS = 16384  # a session with no case behind it: the common provider default
 
@@ -43,6 +46,7 @@ class RunConfig:
     prices: str | None = None  # a price file over the shipped table (--prices)
     sections: tuple[str, ...] = SECTIONS  # the sections the summary instruction asks for
     control: str | None = None  # a reference control summary instead (compaction.controls), sized by the summarizer
+    answerer_window: int | None = None  # the answerer's window (default: its model's; the builtin: the case's)
 
     @property
     def summarizer_spec(self) -> str:
@@ -80,7 +84,7 @@ class RunConfig:
             self.policy, self.model, self.summarizer, self.summarizer_spec, self.answerer_spec, self.judge,
             self.cache, self.settings, None if self.sections == SECTIONS else self.sections,
             self.recorded_tail if self.at_points else None, self.summary_tokens if self.at_points else None,
-            self.record_mode, self.cassettes if self.record_mode else None, self.control)
+            self.record_mode, self.cassettes if self.record_mode else None, self.control, self.answerer_window)
 
     def describe(self) -> dict[str, Any]:
         return self.configuration().describe()
@@ -97,6 +101,10 @@ class RunPlan:
     config: RunConfig
     specs: tuple[tuple[str, ModelSpec], ...]
     prices: Mapping[str, Any] | None
+    answerer_window_tokens: int | None = None  # None: the case's window (the builtin, a custom server)
+    # Shared per spec across the run's cases: a transport (e.g. one rate-limited emulator) and a rate limiter.
+    transports: tuple[tuple[str, Any], ...] = ()
+    limiters: tuple[tuple[str, Any], ...] = ()
 
     def spec(self, text: str) -> ModelSpec:
         return dict(self.specs)[text]
@@ -116,6 +124,22 @@ class RunPlan:
     def policy_config(self, case: Case) -> PolicyConfig:
         return policy_config(case, self.config)
 
+    def answerer_window(self, case: Case) -> AnswererWindow:
+        """The answerer's window: its model's (pricing.toml), or for the builtin, which stands in for the
+        session's model, the case's window, so offline runs meet the ceiling a live one would."""
+        from harness.probes import ANSWER_TOKENS
+        from harness.run.ceiling import AnswererWindow, margin_for
+
+        window = (self.config.answerer_window or self.answerer_window_tokens
+                  or self.policy_config(case).context_window)
+        return AnswererWindow(window, ANSWER_TOKENS, margin_for(self.answerer.model))
+
+    def transport(self, spec: str) -> Any:
+        return dict(self.transports).get(spec)
+
+    def limiter(self, spec: str) -> Any:
+        return dict(self.limiters).get(spec)
+
 
 def plan_run(config: RunConfig | RunPlan) -> RunPlan:
     """The plan of a run: `validate` once, then prices and keys. A plan passed in is returned as it is."""
@@ -125,7 +149,7 @@ def plan_run(config: RunConfig | RunPlan) -> RunPlan:
     prices = _check_price(config, parsed[config.summarizer_spec])
     for spec in parsed:
         _check_key(spec, config)
-    return RunPlan(config, tuple(parsed.items()), prices)
+    return RunPlan(config, tuple(parsed.items()), prices, _model_window(config, parsed[config.answerer_spec]))
 
 
 def settings_for(context_window: int | None, max_output_tokens: int | None, case_settings: Mapping[str, Any],
@@ -157,6 +181,18 @@ def _check_price(config: RunConfig, spec: ModelSpec) -> Mapping[str, Any] | None
     prices = load_prices(config.prices)
     resolve(str(spec), prices)
     return prices
+
+
+def _model_window(config: RunConfig, spec: ModelSpec) -> int | None:
+    """A named model's window from the price table; None for the builtin, a custom server or an unknown row."""
+    from harness.models.pricing import load_prices, resolve
+
+    if spec.provider == "builtin" or (spec.base_url and not spec.emulated):
+        return None
+    try:
+        return resolve(str(spec), load_prices(config.prices)).window
+    except HarnessError:
+        return None
 
 
 def _check_key(spec: str, config: RunConfig) -> None:

@@ -17,9 +17,11 @@ class Fault:
 class EmulatorError(Exception):
     """A request the emulator answers with a provider-shaped HTTP error (bad request, no route, a fault)."""
 
-    def __init__(self, status: int, kind: str, message: str, retry_after: float | None = None):
+    def __init__(self, status: int, kind: str, message: str, retry_after: float | None = None, *,
+                 code: str | None = None, param: str | None = None):
         super().__init__(message)
         self.status, self.kind, self.message, self.retry_after = status, kind, message, retry_after
+        self.code, self.param = code, param  # OpenAI's error body carries both (context_length_exceeded, messages)
 
 
 class EmulatorTimeout(Exception):

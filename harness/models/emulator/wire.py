@@ -29,7 +29,7 @@ def error_response(err: EmulatorError, anthropic: bool) -> tuple[int, dict[str, 
     if anthropic:
         body = {"type": "error", "error": {"type": err.kind, "message": err.message}}
     else:
-        body = {"error": {"message": err.message, "type": err.kind, "param": None, "code": None}}
+        body = {"error": {"message": err.message, "type": err.kind, "param": err.param, "code": err.code}}
     headers = {"content-type": "application/json"}
     if err.retry_after is not None:
         headers["retry-after"] = f"{err.retry_after:g}"
