@@ -180,6 +180,16 @@ def positive_int(text: str) -> int:
     return value
 
 
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number above 0, not {text!r}")
+    return value
+
+
 def port_number(text: str) -> int:
     try:
         value = int(text)

@@ -47,6 +47,8 @@ class RunConfig:
     sections: tuple[str, ...] = SECTIONS  # the sections the summary instruction asks for
     control: str | None = None  # a reference control summary instead (compaction.controls), sized by the summarizer
     answerer_window: int | None = None  # the answerer's window (default: its model's; the builtin: the case's)
+    rpm: int | None = None  # caps per model for providers that send no rate-limit headers (not in the key)
+    tpm: int | None = None
 
     @property
     def summarizer_spec(self) -> str:
@@ -149,7 +151,17 @@ def plan_run(config: RunConfig | RunPlan) -> RunPlan:
     prices = _check_price(config, parsed[config.summarizer_spec])
     for spec in parsed:
         _check_key(spec, config)
-    return RunPlan(config, tuple(parsed.items()), prices, _model_window(config, parsed[config.answerer_spec]))
+    return RunPlan(config, tuple(parsed.items()), prices, _model_window(config, parsed[config.answerer_spec]),
+                   limiters=_limiters(config, parsed))
+
+
+def _limiters(config: RunConfig, parsed: Mapping[str, ModelSpec]) -> tuple[tuple[str, Any], ...]:
+    """One rate limiter per model the run reaches over HTTP, shared by all its cases: it reads the
+    provider's rate-limit headers always, and applies --rpm / --tpm when given. The builtin needs none."""
+    from harness.models.ratelimit import RateLimiter
+
+    return tuple((spec, RateLimiter(config.rpm, config.tpm)) for spec, model in parsed.items()
+                 if model.provider != "builtin")
 
 
 def settings_for(context_window: int | None, max_output_tokens: int | None, case_settings: Mapping[str, Any],

@@ -59,10 +59,10 @@ def role_costs(plan: Any, calls: Iterable[tuple[Any, Any]], meters: Meters) -> t
 def _role(role: str, spec: str, usage: Usage, calls: int, sources: set[str], plan: Any) -> RoleCost:
     source = "builtin" if spec == "builtin" else "/".join(sorted(sources)) or None
     return RoleCost(role, spec, calls, usage.input_tokens, usage.cached_input_tokens, usage.cache_write_tokens,
-                    usage.output_tokens, _dollars(spec, usage, plan), source)
+                    usage.output_tokens, dollars(spec, usage, plan), source)
 
 
-def _dollars(spec: str, usage: Usage, plan: Any) -> float | None:
+def dollars(spec: str, usage: Usage, plan: Any) -> float | None:
     """None for a model with no price (a custom server)."""
     from harness.errors import HarnessError
     from harness.models.pricing import cost, load_prices
