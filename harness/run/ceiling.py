@@ -6,8 +6,10 @@ reject the request and every such probe would turn into an error. When the full 
 the answerer's window minus its answer budget, the ceiling is `full`, as before. When it does not, it is the
 `oracle`: the system prompt and the messages that establish the probe's facts (the message at `planted_at`, and
 the messages before the point holding an `all` item), each with its tool calls and their results, in session
-order, as many as the window holds. The builtin answerer gets the same window as the model it stands in for,
-so offline and live runs grade against the same ceiling.
+order, as many as the window holds. One oracle serves every probe asked at a point (the facts of each, taken
+in turn), so its probes share one context and its prompt cache, as they do on the full history. The builtin
+answerer gets the same window as the model it stands in for, so offline and live runs grade against the same
+ceiling.
 """
 
 from __future__ import annotations
@@ -53,18 +55,22 @@ def margin_for(model: str) -> float:
 
 @dataclass(frozen=True)
 class Ceiling:
-    """The ceiling of one probe: `full` (the whole history up to the point) or `oracle` (the chosen messages).
-    `left_out` counts the fact-holding messages the window could not take; `empty` means not even the
-    message at planted_at fits."""
+    """The ceiling at a probe point: `full` (the whole history up to the point) or `oracle` (the chosen
+    messages). `left_out` counts the fact-holding steps the window could not take; `unseen` names the probes
+    none of whose fact-holding steps fit."""
 
     kind: str
     indices: tuple[int, ...]
     tokens: int
     left_out: int = 0
+    unseen: frozenset[str] = frozenset()
 
     @property
     def empty(self) -> bool:
         return not self.indices
+
+    def shows(self, probe: Probe) -> bool:
+        return bool(self.indices) and probe.id not in self.unseen
 
     def messages(self, session: Session) -> tuple[Message, ...]:
         return tuple(session.messages[i] for i in self.indices)
@@ -80,17 +86,21 @@ class CeilingBuilder:
         self._system = sizes.text(session.system)
 
     def for_probe(self, probe: Probe, end: int) -> Ceiling:
+        return self.for_point((probe,), end)
+
+    def for_point(self, probes: Sequence[Probe], end: int) -> Ceiling:
+        """The ceiling of the probes asked at one point (ending at message `end`)."""
         full = self._system + self.sizes.span(range(end))
         if self.window.fits(full):
             return Ceiling("full", tuple(range(end)), full)
-        return self.oracle(probe, end)
+        return self.oracle(probes, end)
 
-    def oracle(self, probe: Probe, end: int) -> Ceiling:
+    def oracle(self, probes: Sequence[Probe], end: int) -> Ceiling:
         budget = self.window.prompt_budget - self._system
-        wanted = self._wanted_units(probe, end)
+        wanted = {probe.id: self._wanted_units(probe, end) for probe in probes}
         chosen: set[int] = set()
         used = left_out = 0
-        for unit in wanted:
+        for unit in _in_turns(list(wanted.values())):
             cost = self.sizes.span(self._units[unit])
             if used + cost > budget:
                 left_out += 1
@@ -99,19 +109,16 @@ class CeilingBuilder:
             used += cost
         indices = sorted(i for unit in chosen for i in self._units[unit] if i < end)
         indices, used = self._with_opening_user(indices, used, budget)
-        return Ceiling("oracle", tuple(indices), self._system + used, left_out)
+        unseen = frozenset(pid for pid, units in wanted.items() if not chosen.intersection(units))
+        return Ceiling("oracle", tuple(indices), self._system + used, left_out, unseen)
 
     def _wanted_units(self, probe: Probe, end: int) -> list[int]:
-        """planted_at's step first, then for each `all` item the steps holding it, latest first, taken
-        round-robin across the items so that each item is represented before any gets a second message."""
+        """planted_at's step first, then for each `all` item the steps holding it, latest first, taken in
+        turns across the items so that each item is represented before any gets a second message."""
         unit_of = {i: u for u, members in enumerate(self._units) for i in members}
-        order: list[int] = []
-        if 0 <= probe.planted_at < end:
-            order.append(unit_of[probe.planted_at])
-        per_item = [[u for u in self._holding(item, end, unit_of)] for item in probe.all]
-        for rank in range(max((len(units) for units in per_item), default=0)):
-            order += [units[rank] for units in per_item if rank < len(units)]
-        return list(dict.fromkeys(order))
+        first = [unit_of[probe.planted_at]] if 0 <= probe.planted_at < end else []
+        per_item = [self._holding(item, end, unit_of) for item in probe.all]
+        return list(dict.fromkeys(first + _in_turns(per_item)))
 
     def _holding(self, item: tuple[str, ...], end: int, unit_of: Mapping[int, int]) -> list[int]:
         found = [i for i in range(end - 1, -1, -1) if any(contains(self._text(i), alt) for alt in item)]
@@ -132,6 +139,13 @@ class CeilingBuilder:
         if opener is None or used + self.sizes[opener] > budget:
             return indices, used
         return [opener, *indices], used + self.sizes[opener]
+
+
+def _in_turns(lists: list[list[int]]) -> list[int]:
+    """The first of each list, then the second of each, ... (duplicates kept first)."""
+    order = [units[rank] for rank in range(max((len(u) for u in lists), default=0)) for units in lists
+             if rank < len(units)]
+    return list(dict.fromkeys(order))
 
 
 def steps(messages: Sequence[Message]) -> list[tuple[int, ...]]:

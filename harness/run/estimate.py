@@ -145,6 +145,7 @@ def _estimate_answers(case: Case, replay: Any, plan: RunPlan, estimate: Estimate
     builder = CeilingBuilder(case.session, sizes, window)
     # context key -> (condition, tokens, per request: (question tokens, judge prompt tokens))
     contexts: dict[tuple[str, ...], tuple[str, int, list[tuple[int, int]]]] = {}
+    ceilings: dict[str, Any] = {}
     for probe in case.probes:
         snapshot = replay.snapshots.get(probe.at)
         if snapshot is None:
@@ -152,10 +153,12 @@ def _estimate_answers(case: Case, replay: Any, plan: RunPlan, estimate: Estimate
         question = tokens.count_text(ANSWER_INSTRUCTION.format(question=probe.question))
         judged = _judge_tokens(probe, tokens) if plan.config.judge else 0
         named = conditions(case.session, snapshot)
-        ceiling = builder.for_probe(probe, snapshot.end)
+        if probe.at not in ceilings:
+            ceilings[probe.at] = builder.for_point([p for p in case.probes if p.at == probe.at], snapshot.end)
+        ceiling = ceilings[probe.at]
         for name in CONDITIONS:
             if name == "full" and ceiling.kind == "oracle":
-                key, label, size = (probe.at, "oracle", probe.id), "oracle", ceiling.tokens
+                key, label, size = (probe.at, "oracle"), "oracle", ceiling.tokens
             else:
                 key, label = (probe.at, name), name
                 size = contexts[key][1] if key in contexts else _context_tokens(named[name], tokens)

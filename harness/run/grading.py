@@ -47,11 +47,15 @@ def grade_probes(case: Case, replay: Replay, models: Answerers, window: Answerer
     builder = CeilingBuilder(case.session, sizes, window)
     asks: list[Ask] = []
     ceilings: dict[int, Ceiling] = {}
+    at_point: dict[str, Ceiling] = {}
     for index, probe in enumerate(case.probes):
         snapshot = replay.snapshots.get(probe.at)
         if snapshot is None:
             continue
-        ceilings[index] = builder.for_probe(probe, snapshot.end)
+        if probe.at not in at_point:
+            asked_here = [p for p in case.probes if p.at == probe.at]
+            at_point[probe.at] = builder.for_point(asked_here, snapshot.end)
+        ceilings[index] = at_point[probe.at]
         asks += _asks(case, index, probe, snapshot, ceilings[index])
     grades = _ask_all(case, asks, models, window)
     return [_record(case, replay, i, p, ceilings.get(i), grades) for i, p in enumerate(case.probes)]
@@ -62,7 +66,7 @@ def _asks(case: Case, index: int, probe: Probe, snapshot: ContextSnapshot, ceili
     keys = {name: (probe.at, name) for name in CONDITIONS}
     if ceiling.kind == "oracle":
         named["full"] = oracle_condition(case.session, ceiling.messages(case.session))
-        keys["full"] = (probe.at, "oracle", probe.id)
+        keys["full"] = (probe.at, "oracle")
     return [Ask(index, name, keys[name], named[name]) for name in CONDITIONS]
 
 
@@ -107,21 +111,21 @@ def _record(case: Case, replay: Replay, index: int, probe: Probe, ceiling: Ceili
         return ProbeRecord(probe.id, probe.kind, probe.at, False, invalid_reason=f"probe point {probe.at} never reached")
     mine = {name: grades[(index, name)] for name in CONDITIONS}
     full, floor = mine["full"], mine["floor"]
-    valid = bool(full.answered if full.answered is not None else full.retained) and not ceiling.empty
+    valid = bool(full.answered if full.answered is not None else full.retained) and ceiling.shows(probe)
     age = snapshot.end - probe.planted_at
     return ProbeRecord(
         probe.id, probe.kind, probe.at, valid, planted_at=probe.planted_at, fact_age=age,
         age_bucket=age_bucket(age),
         compactions_survived=sum(1 for e in replay.events[:snapshot.compactions] if e.tail_start > probe.planted_at),
-        invalid_reason=None if valid else _invalid_reason(ceiling),
+        invalid_reason=None if valid else _invalid_reason(ceiling, probe),
         floor_survives=bool(floor.answered if floor.answered is not None else floor.retained),
         conditions=tuple((name, ConditionGrade.from_grade(mine[name])) for name in CONDITIONS),
         compactions_before=snapshot.compactions, ceiling=ceiling.kind,
         ceiling_tokens=ceiling.tokens if ceiling.kind == "oracle" else None)
 
 
-def _invalid_reason(ceiling: Ceiling) -> str:
-    if ceiling.empty:
+def _invalid_reason(ceiling: Ceiling, probe: Probe) -> str:
+    if not ceiling.shows(probe):
         return NOT_FITTING
     return "fails on the full history" if ceiling.kind == "full" else "fails on the oracle ceiling"
 
