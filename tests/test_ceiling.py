@@ -78,3 +78,12 @@ def test_a_long_case_switches_to_the_oracle_and_no_request_exceeds_a_128k_answer
     assert all(p["valid"] for p in probes), [p["id"] for p in probes if not p["valid"]]
     answerer = run["aggregates"]["cost_by_role"]["answerer"]
     assert answerer["source"] == "modelled" and answerer["calls"] == 3 * len(probes)
+
+
+def test_a_point_shares_one_oracle_and_a_probe_it_cannot_hold_gets_its_own(tmp_path):
+    small, session = builder(tmp_path, 2000)
+    port = probe(id="port", all=(("9090",),), planted_at=4)
+    read = probe(id="read", all=(("filler line",),), planted_at=2)
+    shared = small.for_point([port, read], end=8)
+    assert shared.shows(port) and not shared.shows(read)  # the 2,400-token read fits no 2,000-token window
+    assert small.oracle([read], 8).empty

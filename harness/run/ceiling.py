@@ -7,7 +7,8 @@ the answerer's window minus its answer budget, the ceiling is `full`, as before.
 `oracle`: the system prompt and the messages that establish the probe's facts (the message at `planted_at`, and
 the messages before the point holding an `all` item), each with its tool calls and their results, in session
 order, as many as the window holds. One oracle serves every probe asked at a point (the facts of each, taken
-in turn), so its probes share one context and its prompt cache, as they do on the full history. The builtin
+in turn), so its probes share one context and its prompt cache, as they do on the full history; a probe whose
+facts it cannot hold beside the others' gets an oracle of its own. The builtin
 answerer gets the same window as the model it stands in for, so offline and live runs grade against the same
 ceiling.
 """

@@ -155,10 +155,12 @@ def _estimate_answers(case: Case, replay: Any, plan: RunPlan, estimate: Estimate
         named = conditions(case.session, snapshot)
         if probe.at not in ceilings:
             ceilings[probe.at] = builder.for_point([p for p in case.probes if p.at == probe.at], snapshot.end)
-        ceiling = ceilings[probe.at]
+        ceiling, own = ceilings[probe.at], ()
+        if ceiling.kind == "oracle" and not ceiling.shows(probe):  # as the run does: the probe's own oracle
+            ceiling, own = builder.oracle([probe], snapshot.end), (probe.id,)
         for name in CONDITIONS:
             if name == "full" and ceiling.kind == "oracle":
-                key, label, size = (probe.at, "oracle"), "oracle", ceiling.tokens
+                key, label, size = (probe.at, "oracle", *own), "oracle", ceiling.tokens
             else:
                 key, label = (probe.at, name), name
                 size = contexts[key][1] if key in contexts else _context_tokens(named[name], tokens)

@@ -56,17 +56,21 @@ def grade_probes(case: Case, replay: Replay, models: Answerers, window: Answerer
             asked_here = [p for p in case.probes if p.at == probe.at]
             at_point[probe.at] = builder.for_point(asked_here, snapshot.end)
         ceilings[index] = at_point[probe.at]
-        asks += _asks(case, index, probe, snapshot, ceilings[index])
+        own = not ceilings[index].shows(probe) and ceilings[index].kind == "oracle"
+        if own:  # the point's oracle could not hold this probe's facts beside the others': its own oracle
+            ceilings[index] = builder.oracle([probe], snapshot.end)
+        asks += _asks(case, index, probe, snapshot, ceilings[index], own)
     grades = _ask_all(case, asks, models, window)
     return [_record(case, replay, i, p, ceilings.get(i), grades) for i, p in enumerate(case.probes)]
 
 
-def _asks(case: Case, index: int, probe: Probe, snapshot: ContextSnapshot, ceiling: Ceiling) -> list[Ask]:
+def _asks(case: Case, index: int, probe: Probe, snapshot: ContextSnapshot, ceiling: Ceiling,
+          own: bool = False) -> list[Ask]:
     named = conditions(case.session, snapshot)
     keys = {name: (probe.at, name) for name in CONDITIONS}
     if ceiling.kind == "oracle":
         named["full"] = oracle_condition(case.session, ceiling.messages(case.session))
-        keys["full"] = (probe.at, "oracle")
+        keys["full"] = (probe.at, "oracle", probe.id) if own else (probe.at, "oracle")
     return [Ask(index, name, keys[name], named[name]) for name in CONDITIONS]
 
 
