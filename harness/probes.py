@@ -112,14 +112,22 @@ def conditions(session: Session, snapshot: ContextSnapshot) -> dict[str, Conditi
     }
 
 
+def oracle_condition(session: Session, messages: tuple[Message, ...]) -> Condition:
+    """The ceiling when the full history does not fit the answerer (run.ceiling): it stands in the `full`
+    slot, and the probe record says which ceiling it was."""
+    return Condition("full", session.system, messages, None)
+
+
 # ---------------------------------------------------------------------------------------------
 # asking and judging
 
 
-def answer_request(condition: Condition, probe: Probe, model: str) -> ModelRequest:
+def answer_request(condition: Condition, probe: Probe, model: str, cache_key: str | None = None) -> ModelRequest:
+    """Context first, question last: every probe on one context shares its prefix (`cache_key` names the
+    context, OpenAI's prompt_cache_key, so its requests route to one cache)."""
     history = condition.chat()
     question = ChatMessage("user", ANSWER_INSTRUCTION.format(question=probe.question))
-    return ModelRequest(model, condition.system, (*history, question), ANSWER_TOKENS,
+    return ModelRequest(model, condition.system, (*history, question), ANSWER_TOKENS, cache_key=cache_key,
                         cache_prefix_messages=len(history), label=f"answer:{probe.id}:{condition.name}")
 
 
@@ -191,7 +199,10 @@ class Grade:
 
 
 def grade(condition: Condition, probe: Probe, answerer: ModelClient | None, answerer_model: str,
-          judge: ModelClient | None = None, judge_model: str = "", context_text: ContextText | None = None) -> Grade:
+          judge: ModelClient | None = None, judge_model: str = "", context_text: ContextText | None = None,
+          cache_key: str | None = None, not_sent: str | None = None) -> Grade:
+    """`not_sent`: why the context was not asked (it exceeds the answerer's window): answered fails, as the
+    provider would have rejected the request, and the reason is kept as the grade's error."""
     kept = retained(context_text if context_text is not None else condition.text(), probe)
     in_system = (tuple(m for m in kept.missing if match_items(Haystack(condition.system), ((m,),)).passed)
                  if condition.system and kept.missing else ())
@@ -199,7 +210,9 @@ def grade(condition: Condition, probe: Probe, answerer: ModelClient | None, answ
     found = None if condition.opaque else kept.passed
     if answerer is None:
         return Grade(found, None, None, (), (), in_system_prompt=in_system)
-    response: ModelResponse = answerer.complete(answer_request(condition, probe, answerer_model))
+    if not_sent is not None:
+        return Grade(found, False, None, (), (), error=not_sent, in_system_prompt=in_system)
+    response: ModelResponse = answerer.complete(answer_request(condition, probe, answerer_model, cache_key))
     result = match(response.text, probe)
     score = reason = error = None
     if judge is not None:

@@ -44,7 +44,9 @@ def cases(tmp_path):
 
 
 def run(cases, out, *extra):
-    assert main(["run", "--cases-dir", str(cases), "--out", str(out), "--json", *extra]) == 0
+    # These cases test gating: a wide answerer keeps the whole history as the ceiling (not the oracle).
+    assert main(["run", "--cases-dir", str(cases), "--out", str(out), "--json", "--answerer-window", "1000000",
+                 *extra]) == 0
     return out
 
 

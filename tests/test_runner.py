@@ -63,7 +63,8 @@ def make_case(root, name, session=SESSION, window=2000, probes=PROBES):
 
 def test_a_probe_that_fails_on_the_full_history_is_invalid(tmp_path):
     make_case(tmp_path / "cases", "small")
-    run = run_cases(discover(tmp_path / "cases"), RunConfig(), RunFolder(tmp_path / "out"), run_id="r")
+    wide = RunConfig(answerer_window=1_000_000)  # the whole history fits the answerer: it is the ceiling
+    run = run_cases(discover(tmp_path / "cases"), wide, RunFolder(tmp_path / "out"), run_id="r")
     probes = {p["id"]: p for p in run["cases"]["small"]["probes"]}
     assert run["cases"]["small"]["events"], "the tiny window must force a compaction"
     assert probes["pm"]["valid"] and probes["config-file"]["valid"]

@@ -35,6 +35,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                       repeatable=True)
     options.add_model(run, "--answerer", "the model answering probes (default: the session model)")
     options.add_model(run, "--judge", "a judge model spec for 0-5 grades (optional; never a model under test)")
+    run.add_argument("--answerer-window", type=options.positive_int, metavar="N",
+                     help="the answerer's window in tokens (default: its model's in the price table; the builtin "
+                          "and custom servers: the case's); past it the ceiling is the oracle (docs/evaluation.md)")
     run.add_argument("--cache", choices=("on", "off"), default="on", help="prompt caching in summarizer calls")
     run.add_argument("--control", action="append", metavar="CONTROL",
                      help="replace each summary by a reference control of the same size: empty, keyword-bag, "
@@ -57,6 +60,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                           "Errors,Next steps)")
     options.add_prices(run)
     options.add_concurrency(run)
+    run.add_argument("--estimate", action="store_true",
+                     help="print the run's requests, tokens, dollars (cache on and off) and wall time per role and "
+                          "condition, modelled, and exit without sending anything")
+    run.add_argument("--max-usd", type=options.bounded_float(0.0, 1e9, open_low=True), metavar="USD",
+                     help="stop before the first request (exit 2) when the estimate exceeds this many dollars")
+    run.add_argument("--rpm", type=options.positive_int, metavar="N",
+                     help="at most N requests per minute to each model (providers that send no rate-limit headers)")
+    run.add_argument("--tpm", type=options.positive_int, metavar="N", help="at most N tokens per minute to each model")
     run.add_argument("--repeat", type=options.bounded_int(1, 100), default=1,
                      help="evaluate each case K times, 1 to 100 (live models; the deterministic builtin runs once)")
     run.add_argument("--request-timeout", type=options.positive_float, default=DEFAULT_REQUEST_TIMEOUT_S, metavar="S",
@@ -97,9 +108,40 @@ def command(args: argparse.Namespace) -> int:
         if drafts:
             stderr().print(f"skipping {drafts} draft probe{'' if drafts == 1 else 's'} (draft = true; "
                            f"--include-drafts runs them)", markup=False)
+    if price_first(args, cases, configs):
+        return 0
     result = run_configurations(cases, configs, run_options, RunProgress(as_json=args.json))
     show_runs(result, as_json=args.json)
     return 1 if result.failed else 0
+
+
+def price_first(args: argparse.Namespace, cases: list, configs: list[RunConfig]) -> bool:
+    """The estimate, before any request: printed for --estimate (then the run stops: True), for --max-usd and
+    at the top of every live run; over --max-usd the run stops here with a usage error."""
+    from harness.render.console import stderr, stdout
+    from harness.render.estimate import print_estimates
+    from harness.run.config import plan_run
+    from harness.run.estimate import estimate_run, over_budget, reaches_network
+
+    plans = [plan_run(config) for config in configs]
+    if not (args.estimate or args.max_usd is not None or any(reaches_network(p) for p in plans)):
+        return False
+    estimates = [estimate_run(cases, plan, _label(config), args.repeat) for config, plan in zip(configs, plans)]
+    documents = [e.to_json(args.concurrency, args.rpm, args.tpm) for e in estimates]
+    if args.estimate and args.json:
+        import json
+
+        print(json.dumps(documents if len(documents) > 1 else documents[0], indent=2))
+    else:
+        print_estimates(documents, stderr() if args.json else stdout())
+    if args.max_usd is not None and (reason := over_budget(estimates, args.max_usd)):
+        raise HarnessError(reason)
+    return bool(args.estimate)
+
+
+def _label(config: RunConfig) -> str:
+    parts = [config.policy, config.model] + ([f"summarizer {config.summarizer}"] if config.summarizer != "same" else [])
+    return " / ".join(parts + [f"answerer {config.answerer_spec}"] + ([f"judge {config.judge}"] if config.judge else []))
 
 
 def run_configs(args: argparse.Namespace) -> list[RunConfig]:
@@ -113,7 +155,8 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
     configs = [RunConfig(policy=policy, model=model, summarizer=summarizer, answerer=args.answerer,
                          judge=args.judge, cache=args.cache == "on", settings=settings, prices=args.prices,
                          sections=parse_sections(args.sections), control=control,
-                         request_timeout=args.request_timeout, retries=args.retries, **recorded)
+                         request_timeout=args.request_timeout, retries=args.retries,
+                         answerer_window=args.answerer_window, rpm=args.rpm, tpm=args.tpm, **recorded)
                for policy, model, summarizer, control in product(args.policy or ["default"], args.model or ["builtin"],
                                                                  args.summarizer or ["same"], controls_of(args))]
     return [with_recording(config, args.record_mode, args.cassettes) for config in configs]

@@ -76,11 +76,13 @@ def open_client(
     max_retries: int = 2,
     timeout: float = DEFAULT_TIMEOUT_S,
     max_retry_after_s: float = 60.0,
+    limiter: Any = None,
 ) -> ModelClient:
     """Open a client for `spec`. Missing keys fail here, before any work starts.
 
     `transport` (an httpx2 transport) replaces the network or the emulator underneath; `cassette_path`
-    wraps whatever is underneath in the record/replay transport with `record_mode`.
+    wraps whatever is underneath in the record/replay transport with `record_mode`; `limiter` (a
+    models.ratelimit.RateLimiter shared by the run's clients of one model) paces what reaches the network.
     """
     parsed = check_spec(spec)
     _check_record_mode(record_mode)
@@ -102,6 +104,10 @@ def open_client(
             inner = EmulatorTransport()
         elif recording_possible:
             inner = live_transport()
+    if limiter is not None and inner is not None:
+        from harness.models.ratelimit import RateLimitedTransport
+
+        inner = RateLimitedTransport(inner, limiter)
     stack: Any = inner
     if cassette_path is not None:
         stack = CassetteTransport(

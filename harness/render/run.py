@@ -23,6 +23,7 @@ from harness.render.html import write_html
 from harness.render.lost import LostProbe, lost_probes, lost_text, markdown_lost
 from harness.render.plots import age_key, retention_plot
 from harness.render.risks import markdown_risks, risk_line
+from harness.render.estimate import ceiling_line, markdown_spend, spend_line
 from harness.render.format import dollars, fixed, percent, wilson_rate
 from harness.render.headline import (agreement_line, groups_line, headline_line, judged_line, kind_rows,
                                      lead_headline, never_compacted_lines, nothing_compacted_line)
@@ -115,6 +116,9 @@ def render_summary(run: dict[str, Any], console: Console) -> None:
     console.print(f"summarizer usage: {usage.get('input_tokens', 0)} input ({usage.get('cached_input_tokens', 0)} "
                   f"cached, {usage.get('cache_write_tokens', 0)} written), {usage.get('output_tokens', 0)} output "
                   f"over {usage.get('calls', 0)} calls; {fmt_cost(agg['cost'])}")
+    for line in (spend_line(agg.get("cost_by_role") or {}), ceiling_line(agg.get("ceilings"))):
+        if line:
+            console.print(line, markup=False)
     console.print(f"compaction latency: harness p50 {lat['harness_p50_s']} s p95 {lat['harness_p95_s']} s "
                   f"(measured); model p50 {lat['model_p50_s']} s p95 {lat['model_p95_s']} s "
                   f"({lat['model_time_source']})")
@@ -246,6 +250,8 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
     lines += [f"| {case} | {n} |" for case, n in agg["compactions"].items()]
     lines += ["", "```", *(f"{k}: {v}" for k, v in agg["summary"].items()), "```", "",
               f"Summarizer {fmt_cost(agg['cost'])}.", ""]
+    lines += markdown_spend(agg.get("cost_by_role") or {})
+    lines += [f"{line}.", ""] if (line := ceiling_line(agg.get("ceilings"))) else []
     lines += markdown_latency(run) + markdown_risks(run) + markdown_plots(run, path.parent)
     lines += markdown_lost(lost_probes(run, path.parent), grade)
     lines += markdown_invalid(agg)

@@ -16,6 +16,7 @@ from harness.metrics import Rate, normalised_retention
 from harness.probes import CONDITIONS
 from harness.results.headline import agreement, headline, inapplicable, judged, never_compacted
 from harness.results.schema import Aggregates, CaseRecord, ProbeRecord, TimingRecord
+from harness.results.spend import add_role_costs, finish_role_costs
 
 GRADES = ("answered", "retained")
 # The groupings of probe rates, named as in run.json.
@@ -77,6 +78,8 @@ class Aggregator:
         self.timings_by_model: dict[tuple[str, str], list[TimingRecord]] = defaultdict(list)
         self.rows: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (case, probe) as in run.json, for the headline
         self.case_facts: list[dict[str, Any]] = []
+        self.role_costs: dict[str, dict[str, Any]] = {}
+        self.ceilings: dict[str, int] = defaultdict(int)
 
     def add(self, record: CaseRecord) -> None:
         """Fold in a finished case. A case seen before (a failed case run again on --resume) replaces its
@@ -100,6 +103,7 @@ class Aggregator:
         self.case_facts.append({**case, "status": "ok", "events": record.outcome.events,
                                 "context_whole": record.outcome.context_whole})
         self._count_summaries(record)
+        add_role_costs(self.role_costs, record.outcome.role_costs)
         for key, value in record.outcome.usage.to_json().items():
             self.usage[key] = self.usage.get(key, 0) + value
         model_of = {e.number: e.summarizer for e in record.outcome.events}
@@ -109,6 +113,9 @@ class Aggregator:
 
     def _count_probe(self, record: CaseRecord, probe: ProbeRecord) -> None:
         self.probes += 1
+        if probe.ceiling:
+            self.ceilings[probe.ceiling] += 1
+        self.ceilings["not_sent"] += sum(1 for _, g in probe.conditions or () if (g.error or "").startswith("not sent"))
         groups = _groups_of(record, probe)
         for name, value in groups[1:]:
             self.group_names[name].add(value)
@@ -167,6 +174,8 @@ class Aggregator:
             "summary": self._summary(),
             "usage": dict(self.usage),
             "cost": _cost(ok),
+            "cost_by_role": finish_role_costs(self.role_costs),
+            "ceilings": dict(sorted(self.ceilings.items())),
             "latency": {**_latency(self.timings), "by_model": self._latency_by_model()},
             **self._headline(grade, final),
         }

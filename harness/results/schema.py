@@ -57,6 +57,7 @@ class Configuration:
     record_mode: str | None = None
     cassettes: str | None = None
     control: str | None = None  # a reference control replaced the summary (at the summarizer's own size)
+    answerer_window: int | None = None  # given explicitly (--answerer-window); None: the model's or the case's
 
     def describe(self) -> dict[str, Any]:
         """The configuration without its I/O part: what identifies a configuration in the matrix."""
@@ -66,7 +67,8 @@ class Configuration:
                 **({} if self.sections is None else {"sections": list(self.sections)}),
                 **({} if self.at_recorded_points is None else
                    {"at_recorded_points": self.at_recorded_points, "summary_tokens": self.summary_tokens}),
-                **({} if self.control is None else {"control": self.control})}
+                **({} if self.control is None else {"control": self.control}),
+                **({} if self.answerer_window is None else {"answerer_window": self.answerer_window})}
 
     def to_json(self) -> dict[str, Any]:
         return {**self.describe(), "record_mode": self.record_mode, "cassettes": self.cassettes}
@@ -77,7 +79,8 @@ class Configuration:
         return cls(data["policy"], data["model"], data["summarizer"], data["summarizer_spec"], data["answerer"],
                    data.get("judge"), data["cache"], tuple(data.get("settings", {}).items()),
                    None if sections is None else tuple(sections), data.get("at_recorded_points"),
-                   data.get("summary_tokens"), data.get("record_mode"), data.get("cassettes"), data.get("control"))
+                   data.get("summary_tokens"), data.get("record_mode"), data.get("cassettes"), data.get("control"),
+                   data.get("answerer_window"))
 
 
 @dataclass(frozen=True)
@@ -248,6 +251,8 @@ class ProbeRecord:
     compactions_before: int | None = None  # compactions before the probe point: none, and it tests no summary
     question: str | None = None  # the probe's question and expected facts, so a report can show a lost probe
     expected: tuple[str, ...] | None = None  # each `all` item as text, alternatives joined by " or "
+    ceiling: str | None = None  # full | oracle: what the `full` condition held (run.ceiling)
+    ceiling_tokens: int | None = None  # the oracle's size, when the full history did not fit the answerer
 
     def grade(self, condition: str) -> ConditionGrade | None:
         return dict(self.conditions or ()).get(condition)
@@ -264,7 +269,8 @@ class ProbeRecord:
                 "valid": self.valid,
                 "invalid_reason": self.invalid_reason, "floor_survives": self.floor_survives,
                 "conditions": None if self.conditions is None else {n: g.to_json() for n, g in self.conditions},
-                "question": self.question, "expected": None if self.expected is None else list(self.expected)}
+                "question": self.question, "expected": None if self.expected is None else list(self.expected),
+                "ceiling": self.ceiling, "ceiling_tokens": self.ceiling_tokens}
         return {k: v for k, v in data.items() if v is not None}
 
     @classmethod
@@ -275,7 +281,8 @@ class ProbeRecord:
                    data.get("floor_survives"),
                    None if conditions is None else tuple((n, ConditionGrade.from_json(g)) for n, g in conditions.items()),
                    data.get("compactions_before"), data.get("question"),
-                   None if data.get("expected") is None else tuple(data["expected"]))
+                   None if data.get("expected") is None else tuple(data["expected"]),
+                   data.get("ceiling"), data.get("ceiling_tokens"))
 
 
 @dataclass(frozen=True)
@@ -307,6 +314,22 @@ class CostRecord:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CostRecord:
         return cls(data.get("usd"), data.get("source"), data.get("per_compaction"), data.get("note"))
+
+
+@dataclass(frozen=True)
+class RoleCost(_Flat):
+    """One role's requests in a case (summarizer, answerer, judge): tokens, dollars (None: no price) and the
+    source of the usage (live, recorded, modelled; builtin for the free offline model)."""
+
+    role: str
+    spec: str
+    calls: int
+    input_tokens: int
+    cached_input_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    usd: float | None
+    source: str | None
 
 
 @dataclass(frozen=True)
@@ -360,13 +383,15 @@ class CaseOutcome:
     contexts: tuple[tuple[str, ContextRecord], ...]
     context_whole: bool = True  # at every probe point: nothing folded, no summary, no message kept apart
     timeline: Timeline | None = None  # tokens per send (case files only, as contexts)
+    role_costs: tuple[RoleCost, ...] = ()  # every role's tokens and dollars (cost above: the summarizer's alone)
 
     def to_json(self, contexts: bool = True) -> dict[str, Any]:
         return {"messages": self.messages, "context_whole": self.context_whole,
                 "events": [e.to_json() for e in self.events],
                 "risk_counts": dict(self.risk_counts), "summaries": [s.to_json() for s in self.summaries],
                 "probes": [p.to_json() for p in self.probes], "usage": self.usage.to_json(),
-                "cost": self.cost.to_json(), "timings": self.timings.to_json(),
+                "cost": self.cost.to_json(), "role_costs": [c.to_json() for c in self.role_costs],
+                "timings": self.timings.to_json(),
                 **({"contexts": {point: c.to_json() for point, c in self.contexts}} if contexts else {}),
                 **({"timeline": self.timeline.to_json()} if contexts and self.timeline is not None else {})}
 
@@ -378,7 +403,8 @@ class CaseOutcome:
                    CostRecord.from_json(data["cost"]), Timings.from_json(data["timings"]),
                    tuple((point, ContextRecord.from_json(c)) for point, c in data.get("contexts", {}).items()),
                    data.get("context_whole", True),
-                   Timeline.from_json(data["timeline"]) if "timeline" in data else None)
+                   Timeline.from_json(data["timeline"]) if "timeline" in data else None,
+                   tuple(RoleCost.from_json(c) for c in data.get("role_costs", ())))
 
 
 @dataclass(frozen=True)
@@ -436,6 +462,8 @@ class Aggregates(TypedDict, total=False):
     summary: dict[str, Any]
     usage: dict[str, int]
     cost: dict[str, Any]
+    cost_by_role: dict[str, Any]  # per role: calls, tokens, dollars, source, cache_read_share
+    ceilings: dict[str, int]  # probes graded against each ceiling (full, oracle) and the requests not sent
     latency: dict[str, Any]
     headline: dict[str, Any]  # per grade: the rate over summary-testing probes and the groups beside it
     agreement: dict[str, Any] | None  # retained against answered on summary-testing probes

@@ -13,16 +13,16 @@ from harness.compaction.controls import ControlSummarizer
 from harness.compaction.provider import NOT_COMPACTED, ProviderSummarizer
 from harness.compaction.summarizer import ModelSummarizer, Summarizer
 from harness.errors import HarnessError
-from harness.metrics import age_bucket, check_summary
+from harness.metrics import check_summary
 from harness.models import ModelClient, cassette_path, open_client
 from harness.models.compaction_item import item_reference
 from harness.policy import make_policy
 from harness.redact import redact
-from harness.probes import CONDITIONS, ContextText, conditions, grade
-from harness.results.schema import (CaseOutcome, CaseRecord, ConditionGrade, ContextRecord, CostRecord, EventRecord,
-                                    ProbeRecord, SummaryRecord, Timeline, TimingRecord, Timings,
-                                    UsageTotals)
+from harness.results.schema import (CaseOutcome, CaseRecord, ContextRecord, CostRecord, EventRecord, SummaryRecord,
+                                    Timeline, TimingRecord, Timings, UsageTotals)
 from harness.run.config import RunConfig, RunPlan, plan_run
+from harness.run.grading import Answerers, grade_probes
+from harness.run.spend import Meters, role_costs
 
 
 @dataclass
@@ -42,7 +42,8 @@ class Clients:
             config = self.plan.config
             self.opened[spec] = open_client(spec, cassette_path=cassette, record_mode=config.record_mode,
                                             case_id=self.case_id, timeout=config.request_timeout,
-                                            max_retries=config.retries)
+                                            max_retries=config.retries, transport=self.plan.transport(spec),
+                                            limiter=self.plan.limiter(spec))
         return self.opened[spec]
 
     def close(self) -> None:
@@ -86,11 +87,11 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
         points = set(case.points) | {"end"}
         replay = Compactor(case.session, policy, summarizer, points=points).run()
         replayed = time.perf_counter()
-        answerer = clients.get(config.answerer_spec)
-        judge = clients.get(config.judge) if config.judge else None
+        meters = Meters(clients.get(config.answerer_spec), clients.get(config.judge) if config.judge else None)
         judge_spec = plan.judge
-        probes = grade_probes(case, replay, answerer, plan.answerer.model, judge,
-                              judge_spec.model if judge_spec else "")
+        probes = grade_probes(case, replay, Answerers(meters.answerer, plan.answerer.model, meters.judge,
+                                                      judge_spec.model if judge_spec else ""),
+                              plan.answerer_window(case))
         graded = time.perf_counter()
     finally:
         clients.close()
@@ -104,49 +105,13 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
         probes=tuple(probes),
         usage=_usage_totals(calls),
         cost=summary_cost(calls, plan),
+        role_costs=role_costs(plan, calls, meters),
         timings=Timings(round(replayed - started, 4), round(graded - replayed, 4),
                         tuple(TimingRecord.from_event(e) for e in replay.events)),
         contexts=tuple((point, ContextRecord.from_snapshot(s)) for point, s in sorted(replay.snapshots.items())),
         context_whole=all(s.live_start == 0 and s.summary is None and not s.kept for s in replay.snapshots.values()),
         timeline=Timeline(policy_config.context_window, policy_config.reserve_tokens, tuple(replay.timeline)))
     return CaseRecord(case.id, case.pool, repeat, "ok", outcome=outcome)
-
-
-def grade_probes(case: Case, replay: Replay, answerer: ModelClient, answerer_model: str,
-                 judge: ModelClient | None, judge_model: str) -> list[ProbeRecord]:
-    results = []
-    texts: dict[tuple[str, str], ContextText] = {}
-    for probe in case.probes:
-        snapshot = replay.snapshots.get(probe.at)
-        if snapshot is None:
-            results.append(ProbeRecord(probe.id, probe.kind, probe.at, False,
-                                       invalid_reason=f"probe point {probe.at} never reached",
-                                       question=probe.question, expected=expected_facts(probe)))
-            continue
-        grades = {}
-        for name, condition in conditions(case.session, snapshot).items():
-            key = (probe.at, name)
-            if key not in texts:
-                texts[key] = condition.text()
-            grades[name] = grade(condition, probe, answerer, answerer_model, judge, judge_model, texts[key])
-        full, floor = grades["full"], grades["floor"]
-        valid = bool(full.answered if full.answered is not None else full.retained)
-        age = snapshot.end - probe.planted_at
-        results.append(ProbeRecord(
-            probe.id, probe.kind, probe.at, valid, planted_at=probe.planted_at, fact_age=age,
-            age_bucket=age_bucket(age),
-            compactions_survived=sum(1 for e in replay.events[:snapshot.compactions] if e.tail_start > probe.planted_at),
-            invalid_reason=None if valid else "fails on the full history",
-            floor_survives=bool(floor.answered if floor.answered is not None else floor.retained),
-            conditions=tuple((name, ConditionGrade.from_grade(grades[name])) for name in CONDITIONS),
-            compactions_before=snapshot.compactions, question=probe.question, expected=expected_facts(probe)))
-    return results
-
-
-def expected_facts(probe: Probe) -> tuple[str, ...]:
-    """The probe's expected facts as a reader sees them: each item's alternatives, then its regex."""
-    items = tuple(" or ".join(alternatives) for alternatives in probe.all)
-    return items + ((f"matches /{probe.regex}/",) if probe.regex else ())
 
 
 def _summary_json(case: Case, call: SummaryCall, config: RunConfig) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import hashlib
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from harness.cases.schema import Case
 from harness.compaction.controls import CONTROLS
@@ -23,7 +23,10 @@ from harness.models.base import DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES
 from harness.policy import PolicyConfig
 from harness.results.schema import Configuration
 
-DEFAULT_MAX_OUTPUT_TOKENS = 16384
+if TYPE_CHECKING:
+    from harness.run.ceiling import AnswererWindow
+
+DEFAULT_MAX_OUTPUT_TOKENS = 16384  # a session with no case behind it: the common provider default
 
 
 def compacts(spec: str) -> bool:
@@ -31,7 +34,7 @@ def compacts(spec: str) -> bool:
     try:
         return check_spec(spec).compacts
     except HarnessError:
-        return False  # a session with no case behind it: the common provider default
+        return False
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,9 @@ class RunConfig:
     # How a request to a provider is made; never part of the configuration's record (results do not depend on it).
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT_S
     retries: int = DEFAULT_RETRIES
+    answerer_window: int | None = None  # the answerer's window (default: its model's; the builtin: the case's)
+    rpm: int | None = None  # caps per model for providers that send no rate-limit headers (not in the key)
+    tpm: int | None = None
 
     @property
     def summarizer_spec(self) -> str:
@@ -101,7 +107,7 @@ class RunConfig:
             self.policy, self.model, self.summarizer, self.summarizer_spec, self.answerer_spec, self.judge,
             self.cache, self.settings, None if self.sections == SECTIONS else self.sections,
             self.recorded_tail if self.at_points else None, self.summary_tokens if self.at_points else None,
-            self.record_mode, self.cassettes if self.record_mode else None, self.control)
+            self.record_mode, self.cassettes if self.record_mode else None, self.control, self.answerer_window)
 
     def describe(self) -> dict[str, Any]:
         return self.configuration().describe()
@@ -129,6 +135,10 @@ class RunPlan:
         if self.config.cassettes != RUN_CASSETTES:
             return self
         return replace(self, cassette_root=folder / "cassettes")
+    answerer_window_tokens: int | None = None  # None: the case's window (the builtin, a custom server)
+    # Shared per spec across the run's cases: a transport (e.g. one rate-limited emulator) and a rate limiter.
+    transports: tuple[tuple[str, Any], ...] = ()
+    limiters: tuple[tuple[str, Any], ...] = ()
 
     def spec(self, text: str) -> ModelSpec:
         return dict(self.specs)[text]
@@ -147,6 +157,22 @@ class RunPlan:
 
     def policy_config(self, case: Case) -> PolicyConfig:
         return policy_config(case, self.config)
+
+    def answerer_window(self, case: Case) -> AnswererWindow:
+        """The answerer's window: its model's (pricing.toml), or for the builtin, which stands in for the
+        session's model, the case's window, so offline runs meet the ceiling a live one would."""
+        from harness.probes import ANSWER_TOKENS
+        from harness.run.ceiling import AnswererWindow, margin_for
+
+        window = (self.config.answerer_window or self.answerer_window_tokens
+                  or self.policy_config(case).context_window)
+        return AnswererWindow(window, ANSWER_TOKENS, margin_for(self.answerer.model))
+
+    def transport(self, spec: str) -> Any:
+        return dict(self.transports).get(spec)
+
+    def limiter(self, spec: str) -> Any:
+        return dict(self.limiters).get(spec)
 
 
 COMMITTED_CASSETTES = "goldens/cassettes"  # where an explicit --record-mode reads and writes by default
@@ -175,7 +201,17 @@ def plan_run(config: RunConfig | RunPlan) -> RunPlan:
     prices = _check_price(config, parsed[config.summarizer_spec])
     for spec in parsed:
         _check_key(spec, config)
-    return RunPlan(config, tuple(parsed.items()), prices)
+    return RunPlan(config, tuple(parsed.items()), prices, _model_window(config, parsed[config.answerer_spec]),
+                   limiters=_limiters(config, parsed))
+
+
+def _limiters(config: RunConfig, parsed: Mapping[str, ModelSpec]) -> tuple[tuple[str, Any], ...]:
+    """One rate limiter per model the run reaches over HTTP, shared by all its cases: it reads the
+    provider's rate-limit headers always, and applies --rpm / --tpm when given. The builtin needs none."""
+    from harness.models.ratelimit import RateLimiter
+
+    return tuple((spec, RateLimiter(config.rpm, config.tpm)) for spec, model in parsed.items()
+                 if model.provider != "builtin")
 
 
 def settings_for(context_window: int | None, max_output_tokens: int | None, case_settings: Mapping[str, Any],
@@ -207,6 +243,18 @@ def _check_price(config: RunConfig, spec: ModelSpec) -> Mapping[str, Any] | None
     prices = load_prices(config.prices)
     resolve(str(spec), prices)
     return prices
+
+
+def _model_window(config: RunConfig, spec: ModelSpec) -> int | None:
+    """A named model's window from the price table; None for the builtin, a custom server or an unknown row."""
+    from harness.models.pricing import load_prices, resolve
+
+    if spec.provider == "builtin" or (spec.base_url and not spec.emulated):
+        return None
+    try:
+        return resolve(str(spec), load_prices(config.prices)).window
+    except HarnessError:
+        return None
 
 
 def _check_key(spec: str, config: RunConfig) -> None:

@@ -17,6 +17,7 @@ from harness.models.builtin.context import ContextCache
 from harness.models.emulator.cache import AnthropicBreakpointCache, Clock, OpenAIPrefixCache
 from harness.models.emulator.faults import STATUS_FAULTS, EmulatorError, EmulatorTimeout, Fault, fault_error
 from harness.models.emulator import compaction, responses
+from harness.models.emulator.limits import RateLimits, window_error
 from harness.models.emulator.streaming import anthropic_stream, openai_stream
 from harness.models.emulator.wire import (anthropic_blocks, anthropic_message, error_response, openai_completion,
                                           openai_prompt_tokens, request_from_anthropic, request_from_openai,
@@ -35,6 +36,8 @@ class Emulator:
     openai_min_cache_tokens: int = 1024
     anthropic_min_cache_tokens: int = 1024
     faults: deque[Fault] = field(default_factory=deque)
+    limits: RateLimits | None = None  # requests/tokens per minute: 429s and rate-limit headers (limits.py)
+    windows: dict[str, int] | None = None  # model -> window, over the price table's; a request past it is a 400
 
     def __post_init__(self) -> None:
         self.openai_cache = OpenAIPrefixCache(self.clock, self.openai_min_cache_tokens)
@@ -64,14 +67,32 @@ class Emulator:
             if fault and fault.kind in STATUS_FAULTS:
                 raise fault_error(fault)
             payload = _json_payload(body)
+            self._admit(len(body) // 4)
             serial = self._received(payload)
             kind = fault.kind if fault else None
             reply = getattr(self, f"_{route}")(payload, serial, kind)
             if kind == "malformed":
                 return 200, {"content-type": JSON}, b'{"id": "broken", "choices": [ {'
-            return self._answer(route, payload, reply)
+            status, answer_headers, data = self._answer(route, payload, reply)
+            return status, {**answer_headers, **self._limit_headers(anthropic)}, data
         except EmulatorError as err:
-            return error_response(err, anthropic)
+            status, headers, payload_bytes = error_response(err, anthropic)
+            return status, {**headers, **self._limit_headers(anthropic)}, payload_bytes
+
+    def _admit(self, tokens: int) -> None:
+        """The rate limit: a request past a minute's budget is a 429 with the wait in retry-after."""
+        wait = self.limits.admit(self.clock(), tokens) if self.limits is not None else None
+        if wait is not None:
+            raise EmulatorError(429, "rate_limit_error", "Rate limit reached for requests or tokens per minute",
+                                retry_after=round(wait, 3))
+
+    def _limit_headers(self, anthropic: bool) -> dict[str, str]:
+        return self.limits.headers(anthropic) if self.limits is not None else {}
+
+    def _check_window(self, model: str, prompt_tokens: int, max_output: int, anthropic: bool) -> None:
+        error = window_error(model, prompt_tokens, max_output, anthropic, (self.windows or {}).get(model))
+        if error is not None:
+            raise error
 
     def _answer(self, route: str, payload: dict, reply: dict) -> tuple[int, dict[str, str], bytes]:
         """The reply as JSON, or as Server-Sent Events when the request asked to stream."""
@@ -103,6 +124,7 @@ class Emulator:
         limit = payload.get("max_completion_tokens") or payload.get("max_tokens") or 4096
         request = request_from_openai(payload, int(limit))
         prompt_tokens = openai_prompt_tokens(payload)
+        self._check_window(model, len(prompt_tokens), int(limit), anthropic=False)
         cached = self.openai_cache.lookup_and_store(model, prompt_tokens)
         text, finish = self._reply(request, fault == "truncate")
         return openai_completion(serial, int(self.clock()), model, text, finish, len(prompt_tokens), cached)
@@ -115,7 +137,9 @@ class Emulator:
             compaction.check_compaction_request(payload)
         readable = compaction.unfold_blocks(payload)
         request = request_from_anthropic(readable, limit)
-        result = self.anthropic_cache.process(model, anthropic_blocks(readable))
+        blocks = anthropic_blocks(readable)
+        self._check_window(model, sum(b.tokens for b in blocks), limit, anthropic=True)
+        result = self.anthropic_cache.process(model, blocks)
         if payload.get("compaction") is not None:
             ask = compaction.summary_request(request, payload["compaction"].get("instructions"))
             text, _ = self._reply(ask, False)

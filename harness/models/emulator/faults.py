@@ -18,11 +18,12 @@ class Fault:
 class EmulatorError(Exception):
     """A request the emulator answers with a provider-shaped HTTP error (bad request, no route, a fault)."""
 
-    def __init__(self, status: int, kind: str, message: str, retry_after: float | None = None,
-                 code: str | None = None):
+    def __init__(self, status: int, kind: str, message: str, retry_after: float | None = None, *,
+                 code: str | None = None, param: str | None = None):
         super().__init__(message)
         self.status, self.kind, self.message, self.retry_after = status, kind, message, retry_after
-        self.code = code  # Anthropic's error.details.error_code (its typed errors), OpenAI's error.code
+        # Anthropic's error.details.error_code (its typed errors); OpenAI's error body carries code and param
+        self.code, self.param = code, param
 
 
 class EmulatorTimeout(Exception):

@@ -33,7 +33,7 @@ def error_response(err: EmulatorError, anthropic: bool) -> tuple[int, dict[str, 
             error["details"] = {"error_code": err.code}
         body = {"type": "error", "error": error}
     else:
-        body = {"error": {"message": err.message, "type": err.kind, "param": None, "code": err.code}}
+        body = {"error": {"message": err.message, "type": err.kind, "param": err.param, "code": err.code}}
     headers = {"content-type": "application/json"}
     if err.retry_after is not None:
         headers["retry-after"] = f"{err.retry_after:g}"
