@@ -75,7 +75,8 @@ def test_the_shipped_library_validates(capsys):
     assert "0 problems" in capsys.readouterr().out
     cases = discover(root)
     assert len(cases) >= 19 and sum(len(c.probes) for c in cases) >= 200
-    assert all(8 <= len(c.probes) <= 20 for c in cases)
+    # a real case holds at least 10 probes per recorded compaction (tests/test_real_cases.py), so it may hold more
+    assert all(8 <= len(c.probes) <= 20 for c in cases if c.pool != "real")
 
 
 def test_casegen_regenerates_every_generated_case_byte_for_byte():

@@ -65,6 +65,7 @@ def case_problems(case: Case) -> list[str]:
     """A case's problems, an error that stops its validation among them; each probe's own examples are
     graded by its matchers (a self-test that fails is a defect of the probe)."""
     from harness.cases import validate_case
+    from harness.cases.thinking import thinking_only_problems
     from harness.probes import example_problems
 
     try:
@@ -72,8 +73,8 @@ def case_problems(case: Case) -> list[str]:
     except HarnessError as exc:
         return [str(exc)]
     where = case.directory / "case.toml"
-    return problems + [f"{where}: probe {probe.id}: {problem}" for probe in case.probes
-                       for problem in example_problems(probe)]
+    return problems + thinking_only_problems(case) + [f"{where}: probe {probe.id}: {problem}" for probe in case.probes
+                                                      for problem in example_problems(probe)]
 
 
 def grade_command(args: argparse.Namespace) -> int:

@@ -113,6 +113,8 @@ class Compactor:
         context, number = self.context, len(self.replay.events) + 1
         before, tail = context.totals, fold.tail
         text, block, result, waiting = fold.text, fold.text, None, 0.0
+        if fold.kept_text:  # kept items of a recorded compaction: in the context, not in the summary's size
+            block = "\n\n".join((*fold.kept_text, fold.text or ""))
         if fold.ask is not None:
             result, waiting = self._summarize(fold.ask.request)
             text = with_appendix(result.text, fold.ask.appendix)

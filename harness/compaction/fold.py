@@ -35,6 +35,7 @@ class Fold:
     send_index: int
     tail: Tail
     text: str | None = None  # the block folded as is (LOOKUP, RECORDED)
+    kept_text: tuple[str, ...] = ()  # RECORDED: kept items folded ahead of `text`, not counted as summary
     ask: SummaryAsk | None = None  # the call that writes the summary (SUMMARIZER)
     request_tokens: int = 0  # true input tokens of the summarizer request (SUMMARIZER, TRUNCATE)
     risks: tuple[Risk, ...] = ()  # found while deciding; reported whatever the fold does
@@ -46,7 +47,7 @@ def prepare(context: LiveContext, config: PolicyConfig, send_index: int, plan: P
     if plan is None:
         return _lookup(context, send_index)
     if isinstance(plan.summary, RecordedSummary):
-        return Fold(RECORDED, send_index, plan.tail, text=plan.summary.text)
+        return Fold(RECORDED, send_index, plan.tail, text=plan.summary.text, kept_text=plan.summary.kept_text)
     if plan.tail.start <= context.live_start:
         return _nothing(context, send_index, "nothing_to_fold", "the tail is the whole live context")
     return _summarize(context, config, send_index, plan, number)

@@ -33,8 +33,9 @@ USAGE_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_t
 KEPT, TAGGED, REDACTED, NOISE = "kept", "kept, tagged as noise", "kept, secret redacted", "skipped as noise"
 
 
-def _noise_tag(entry: dict[str, Any], text: str) -> str | None:
-    if entry.get("isMeta"):
+def noise_tag(text: str, is_meta: bool = False) -> str | None:
+    """The kind of noise a Claude Code user message is (None: a real prompt); shared with the OpenAI export."""
+    if is_meta:
         return "meta"
     if "<command-name>" in text or "<local-command-stdout>" in text:
         return "command"
@@ -180,7 +181,7 @@ class _Mapper:
         content = entry["message"].get("content")
         plain = content if isinstance(content, str) else "\n".join(
             b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
-        tag = _noise_tag(entry, plain.lstrip()) if plain.strip() else None
+        tag = noise_tag(plain.lstrip(), bool(entry.get("isMeta"))) if plain.strip() else None
         if tag:
             self.report.tag(f"user noise: {tag}")
         add_anthropic_content(self.builder, "user", content, "message", self.path, self.report,

@@ -1,7 +1,8 @@
 """Claude Code exported as OpenAI chat: `{format: "openai-chat", model, messages, phases}`.
 
-Standard OpenAI chat messages (see openai_chat), with thinking inlined as `<thinking>...</thinking>` (left out
-and counted) and compactions written as a system message `[compact_boundary] ...` followed by a user message
+Standard OpenAI chat messages (see openai_chat), with thinking inlined as `<thinking>...</thinking>` (moved to
+`meta.thinking` and counted); user noise (interrupt markers, slash commands, task notifications) is kept and
+tagged in `meta.tag` as in the native importer and compactions written as a system message `[compact_boundary] ...` followed by a user message
 holding the summary: that pair becomes one `compaction` line (origin `claude-code`). `phases` is not mapped
 (counted).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from harness.errors import InputError
 from harness.importers.builder import SessionBuilder
+from harness.importers.claude_code import noise_tag
 from harness.importers.report import ImportReport
 from harness.importers.sources import block_text, load_json_document
 from harness.importers.openai_chat import add_openai_message, check_message, messages_of
@@ -44,6 +46,10 @@ def import_claude_code_openai(text: str, path: str, report: ImportReport) -> Ses
             report.skip("compact boundary without summary")
             index += 1
             continue
-        add_openai_message(builder, message, index, path, report, strip_thinking=True)
+        tag = noise_tag(content.lstrip()) if message["role"] == "user" and content.strip() else None
+        if tag:
+            report.tag(f"user noise: {tag}")
+        add_openai_message(builder, message, index, path, report, strip_thinking=True,
+                           user_meta={"tag": tag} if tag else None)
         index += 1
     return builder.build()

@@ -5,7 +5,8 @@ developer -> a tagged user message); `function_call` / `custom_tool_call` -> too
 one assistant message), paired with `function_call_output` / `custom_tool_call_output` by `call_id` (the
 custom output's JSON `{output, metadata.exit_code}` is unwrapped; a non-zero exit code marks an error);
 `reasoning` is encrypted and left out (counted); `compacted {message, replacement_history}` -> a `compaction`
-line (origin `codex`) with the summary, whose meta keeps the user messages of the replacement history;
+line (origin `codex`) with the summary, whose meta keeps the whole replacement history in order (`kept_history`:
+every role, developer messages included);
 `turn_context.model` -> the model; `task_started.model_context_window` -> the window. `event_msg` lines are
 UI events and are skipped with counts by event type.
 """
@@ -45,6 +46,32 @@ def _custom_output(output: Any) -> tuple[str, bool, dict[str, Any] | None]:
     return text, failed, None
 
 
+def _kept_item(item: dict[str, Any], report: ImportReport) -> dict[str, Any]:
+    """One item of a `replacement_history`, whatever its role or type, as {role, content} (a message) or
+    {type, content} (anything else, its payload as JSON), so the kept history is whole and in order."""
+    if item.get("type") == "message":
+        role = str(item.get("role") or "unknown")
+        report.tag(f"kept history item: {role}")
+        return {"role": role, "content": block_text(item.get("content"), report)}
+    kind = str(item.get("type") or "untyped")
+    report.tag(f"kept history item: {kind}")
+    return {"type": kind, "content": json.dumps({k: v for k, v in item.items() if k != "type"}, ensure_ascii=False)}
+
+
+MAPPED_ITEMS = ("message", "function_call", "custom_tool_call", "function_call_output", "custom_tool_call_output")
+
+
+def _fate(kind: str, payload: dict[str, Any]) -> str:
+    """What becomes of one rollout line, for the report's account of the whole file."""
+    if kind == "compacted" or (kind == "response_item" and payload.get("type") in MAPPED_ITEMS):
+        return "kept"
+    if kind == "session_meta":
+        return "kept (system)" if payload.get("base_instructions") else "skipped as noise"
+    if kind == "response_item" and payload.get("type") == "reasoning":
+        return "left out (encrypted reasoning)"
+    return "skipped as noise"  # turn_context and event_msg are read for the model and window only
+
+
 def import_codex(text: str, path: str, report: ImportReport) -> Session:
     lines = load_jsonl(text, path, EXPECTED)
     builder = SessionBuilder(path, report)
@@ -53,6 +80,7 @@ def import_codex(text: str, path: str, report: ImportReport) -> Session:
         if not isinstance(kind, str) or not isinstance(payload, dict):
             raise InputError(path, number, "type" if not isinstance(kind, str) else "payload", f"missing; expected {EXPECTED}")
         ts = line.get("timestamp")
+        before = report.redacted
         if kind == "session_meta":
             instructions = payload.get("base_instructions")
             instructions = instructions.get("text") if isinstance(instructions, dict) else instructions
@@ -69,14 +97,15 @@ def import_codex(text: str, path: str, report: ImportReport) -> Session:
             report.skip(f"event_msg: {event}")
         elif kind == "compacted":
             history = payload.get("replacement_history") or []
-            kept = [block_text(item.get("content"), report) for item in history
-                    if isinstance(item, dict) and item.get("type") == "message" and item.get("role") == "user"]
-            meta = {"replacement_history_items": len(history), "kept_user_messages": kept}
+            kept = [_kept_item(item, report) for item in history if isinstance(item, dict)]
+            meta = {"replacement_history_items": len(history), "kept_history": kept}
             builder.compaction(str(payload.get("message") or ""), "codex", meta=meta, line=number)
         elif kind == "response_item":
             _response_item(builder, payload, number, ts, path, report)
         else:
             report.skip(f"line type: {kind}")
+        fate = _fate(kind, payload)
+        report.fate("kept, secret redacted" if fate == "kept" and report.redacted > before else fate)
     return builder.build()
 
 

@@ -18,7 +18,7 @@ from harness.importers.sources import block_text, load_json_document, parse_argu
 from harness.session import Session
 
 EXPECTED = "an OpenAI chat array of {role, content} messages (or an object with `messages`)"
-THINKING = re.compile(r"<thinking>.*?</thinking>\s*", re.S)
+THINKING = re.compile(r"<thinking>(.*?)</thinking>\s*", re.S)
 
 
 def messages_of(document: Any, path: str, expected: str = EXPECTED) -> list[Any]:
@@ -44,18 +44,19 @@ def check_message(message: Any, index: int, path: str, expected: str = EXPECTED,
 
 
 def add_openai_message(builder: SessionBuilder, message: dict[str, Any], index: int, path: str,
-                       report: ImportReport, *, strip_thinking: bool = False) -> None:
-    """One OpenAI chat message into the builder (shared by the openai-shaped formats)."""
+                       report: ImportReport, *, strip_thinking: bool = False,
+                       user_meta: dict[str, Any] | None = None) -> None:
+    """One OpenAI chat message into the builder (shared by the openai-shaped formats). With `strip_thinking`,
+    inline `<thinking>` text leaves the content for `meta.thinking`."""
     role = message["role"]
     text = block_text(message.get("content"), report)
+    meta = None
     if strip_thinking and role == "assistant":
-        text, n = THINKING.subn("", text)
-        if n:
-            report.leave_out("thinking", n)
+        text, meta = _thinking_out(text, builder, report)
     if role in ("system", "developer"):
         builder.set_system(text)
     elif role == "user":
-        builder.user(text)
+        builder.user(text, meta=user_meta)
     elif role == "assistant":
         if message.get("reasoning_content"):
             report.leave_out("thinking")
@@ -69,7 +70,7 @@ def add_openai_message(builder: SessionBuilder, message: dict[str, Any], index: 
                           parse_arguments(function.get("arguments"), report)))
         if message.get("function_call"):
             report.skip("legacy function_call on an assistant message")
-        builder.assistant(text, calls)
+        builder.assistant(text, calls, meta=meta)
     elif role == "tool":
         call_id = message.get("tool_call_id")
         if not isinstance(call_id, str):
@@ -77,6 +78,17 @@ def add_openai_message(builder: SessionBuilder, message: dict[str, Any], index: 
         builder.result(call_id, text, name=message.get("name"))
     else:  # function
         report.skip("legacy function message")
+
+
+def _thinking_out(text: str, builder: SessionBuilder, report: ImportReport) -> tuple[str, dict[str, Any] | None]:
+    thoughts = [m.group(1).strip() for m in THINKING.finditer(text) if m.group(1).strip()]
+    stripped, n = THINKING.subn("", text)
+    report.thinking["empty"] += n - len(thoughts)
+    if not thoughts:
+        return stripped, None
+    report.thinking["blocks"] += len(thoughts)
+    report.thinking["characters"] += sum(map(len, thoughts))
+    return stripped, {"thinking": builder.redact.text("\n\n".join(thoughts))}
 
 
 def import_openai_chat(text: str, path: str, report: ImportReport) -> Session:

@@ -124,6 +124,7 @@ class RecordedSummary:
     """A summary folded as it was recorded: no model call, no harness header (the `recorded` policy)."""
 
     text: str
+    kept_text: tuple[str, ...] = ()  # kept items with no message of their own, folded ahead of `text`
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,10 @@
 
 - `recorded` (a registered policy): no trigger. Before the message that follows each `compaction` line of the
   session, the context becomes `system + kept + that summary + messages[covers:]`, exactly as the agent had it.
-  `kept` is what the transcript kept beside the summary: for a Codex `compacted` record the user messages of its
-  `replacement_history` (shown ahead of the summary, as Codex sends them); for Claude Code nothing.
+  `kept` is what the transcript kept beside the summary: for a Codex `compacted` record every item of its
+  `replacement_history` (developer and user messages, shown ahead of the summary in their order, as Codex sends
+  them); an item that matches no message is kept as text ahead of the summary, not counted as summary; for
+  Claude Code nothing.
 - `AtRecordedPoints` wraps any other policy: its trigger is off and it compacts at the very same points, with
   either the recorded tail (`tail="recorded"`: same head, same kept messages) or its own tail (`tail="policy"`),
   and a summary budget equal to the recorded summary's token count unless a budget is given, so the two
@@ -34,42 +36,61 @@ class RecordedPoint:
     number: int  # 1 for the first compaction line of the session
     position: int
     covers: int
-    summary: str  # the block as folded: the recorded summary (plus any kept text that matched no message)
-    kept: tuple[int, ...]  # user messages kept verbatim ahead of the summary (Codex)
+    summary: str  # the recorded summary, nothing else: its size is the budget ours gets
+    kept: tuple[int, ...]  # messages kept verbatim ahead of the summary, in the kept history's order (Codex)
     origin: str
+    kept_text: tuple[str, ...] = ()  # kept items that match no message: shown ahead of the summary, not part of it
+
+
+def kept_items(record: CompactionRecord) -> list[dict]:
+    """The kept history of a compaction line (`kept_history`), or the user texts older imports kept."""
+    meta = record.meta or {}
+    if isinstance(meta.get("kept_history"), list):
+        return [item for item in meta["kept_history"] if isinstance(item, dict)]
+    return [{"role": "user", "content": t} for t in meta.get("kept_user_messages") or [] if isinstance(t, str)]
+
+
+def _same_item(item: dict, message) -> bool:
+    """A kept item is the message it copies: same content, and the role the importer gave that item."""
+    if message.content != item.get("content"):
+        return False
+    role, source = item.get("role"), (message.meta or {}).get("source_role")
+    if role in ("developer", "system"):
+        return message.role == "user" and source == role
+    return message.role == role and source is None
 
 
 def kept_indices(session: Session, record: CompactionRecord) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """The Codex replacement history's user messages as message indices, and the texts that match none.
+    """The Codex replacement history as message indices, in its order, and the texts of items that match none.
 
     Codex also puts the summary itself in the replacement history as a user message: that one is the summary,
-    not a kept message. Each kept text matches the latest not yet used user message before `covers` with the
-    same content (the importer redacts both the same way)."""
-    texts = [t for t in (record.meta or {}).get("kept_user_messages") or [] if isinstance(t, str)]
+    not a kept message. Each kept item matches the latest not yet used message before `covers` with the same
+    role and content (the importer redacts both the same way)."""
     summary = record.content.strip()
-    texts = [t for t in texts if not (summary and summary in t)]
+    items = [i for i in kept_items(record)
+             if not (i.get("role") == "user" and summary and summary in str(i.get("content", "")))]
     used: set[int] = set()
     found: list[int] = []
     unmatched: list[str] = []
     messages = session.messages
-    for text in texts:
+    for item in items:
         match = next((i for i in range(record.covers - 1, -1, -1)
-                      if i not in used and messages[i].role == "user" and messages[i].content == text), None)
+                      if i not in used and _same_item(item, messages[i])), None)
         if match is None:
-            unmatched.append(text)
+            unmatched.append(str(item.get("content", "")))
         else:
             used.add(match)
             found.append(match)
-    return tuple(sorted(found)), tuple(unmatched)
+    return tuple(found), tuple(unmatched)
 
 
 def recorded_points(session: Session) -> tuple[RecordedPoint, ...]:
     points = []
     for number, record in enumerate(sorted(session.compactions, key=lambda c: c.position), start=1):
         kept, unmatched = kept_indices(session, record)
-        # A kept message we cannot place stays in the context as text ahead of the summary, never dropped.
-        summary = "\n\n".join((*unmatched, record.content)) if unmatched else record.content
-        points.append(RecordedPoint(number, record.position, record.covers, summary, kept, record.origin))
+        # A kept item we cannot place stays in the context ahead of the summary, never dropped nor counted as it.
+        points.append(RecordedPoint(number, record.position, record.covers, record.content, kept, record.origin,
+                                    unmatched))
     return tuple(points)
 
 
@@ -84,7 +105,7 @@ def points_by_position(session: Session) -> dict[int, tuple[RecordedPoint, ...]]
 
 
 def recorded_plan(point: RecordedPoint) -> Plan:
-    return Plan(recorded_tail(point), RecordedSummary(point.summary))
+    return Plan(recorded_tail(point), RecordedSummary(point.summary, point.kept_text))
 
 
 def recorded_tail(point: RecordedPoint) -> Tail:

@@ -213,3 +213,4 @@ def test_every_line_of_the_file_has_a_fate(tmp_path):
     assert "entries: 5 (kept 1, kept, secret redacted 1, kept, tagged as noise 1, off-branch 1, skipped as noise 1)" \
         in report.lines()
     assert "Abandoned reply." not in [m.content for m in session.messages]
+

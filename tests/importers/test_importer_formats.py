@@ -101,8 +101,9 @@ def test_claude_code_live_branch_merge_pairing_and_compaction():
 def test_claude_code_openai_export_compaction_and_inline_thinking():
     session, report, _ = load("claude_code_openai.json", "claude-code-openai")
     assert session.system == "You are Claude Code."
-    assert session.messages[1].content == "On it."  # <thinking> removed
-    assert report.left_out["thinking"] == 1
+    assert session.messages[1].content == "On it."  # <thinking> moved out of the content, into meta
+    assert session.messages[1].meta == {"thinking": "find the file"}
+    assert report.thinking == {"blocks": 1, "characters": 13, "empty": 0} and not report.left_out
     (block,) = session.compactions
     assert block.origin == "claude-code" and block.covers == 3
     assert block.content.startswith("Summary: the user wants version 2.0")
@@ -133,7 +134,7 @@ def test_codex_pairing_custom_outputs_parallel_calls_and_compacted():
     (block,) = session.compactions
     assert block.origin == "codex" and block.covers == 6
     assert block.content.startswith("Summary: build failed on TS2304")
-    assert block.meta["kept_user_messages"][0] == "Use pnpm, not npm. Make the build pass."
+    assert block.meta["kept_history"][0] == {"role": "user", "content": "Use pnpm, not npm. Make the build pass."}
     # two consecutive function_calls are one assistant message with parallel calls, results in call order
     parallel = session.messages[6]
     assert [c.id for c in parallel.tool_calls] == ["call_3", "call_4"]
