@@ -52,6 +52,7 @@ _PROGRESS_CUES = re.compile(r"\b(done|fixed|implemented|added|passes|passing|com
 _NOT_PROSE = re.compile(r"^\s*(\||//|#|[{}\[\]\"'`]|\w+\s*[:=]\s*[\"'{\[(]|[\w.]+\(.*\)\s*\{?$)|[:：]\s*$")
 _DIAGNOSTIC = re.compile(r"^\S+\.\w+:\d+(?::\d+)?:?\s+\S")  # path:line:col: message (compilers, linters)
 MAX_GOAL_SENTENCES = 2
+_LABEL = re.compile(r"^\W*([A-Za-z][\w -]{1,30}?)\s*:\s+\S")  # "Entire-Checkpoint: 764ea1a5fad1"
 _SUPERSEDE_FILLER = {"actually", "now", "instead", "please", "let's", "lets", "ok", "okay", "so", "and", "the"}
 _RANKS = {"user": 2, "assistant": 1, "tool": 0}
 
@@ -219,8 +220,7 @@ class _SummaryBuilder:
             paths = paths_of_call(call.arguments)
             for path in paths:
                 self.touch_file(path, action)
-            command = _command_of(call.arguments)
-            self.in_flight = f"{call.name} {', '.join(paths) or command}".strip()
+            self.in_flight = _step_of(call.name, call.arguments)
 
     def _read_tool_result(self, message: ChatMessage, pending: dict[str, tuple[str, dict]]) -> None:
         name, arguments = pending.pop(message.tool_call_id or "", ("tool", {}))
@@ -335,10 +335,20 @@ class _SummaryBuilder:
 def _fact_key(line: str, values: tuple[str, ...]) -> str:
     """What a value line is about: its keyed value ('port 9090' -> port) so a new port replaces the old
     one, else the value itself, so the same value stated again is kept once."""
+    label = _LABEL.match(line)
+    if label and not any(v in label.group(1) for v in values):
+        return f"facts:{label.group(1).strip().lower()}"  # "Entire-Checkpoint: <id>": the newest id wins
     for match in KEYED_VALUE.finditer(line):
         if match.group(1).lower() not in STOPWORDS and any(match.group(2) in v or v in match.group(2) for v in values):
             return f"facts:{match.group(1).lower()}"
     return f"facts:{values[0].lower()}"
+
+
+def _step_of(name: str, arguments: dict) -> str:
+    """A tool call in one line: its name and the first line of each string argument, clipped."""
+    parts = [f"{key}={clip(value.strip().splitlines()[0], 80)}" for key, value in sorted(arguments.items())
+             if isinstance(value, str) and value.strip()]
+    return clip(f"{name}: {', '.join(parts)}" if parts else name, 240)
 
 
 def _command_of(arguments: dict) -> str:
