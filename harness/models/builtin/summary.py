@@ -18,8 +18,9 @@ from harness.models.base import ChatMessage, ModelRequest
 from harness.models.builtin.facts import fact_lines
 from harness.models.builtin.files import paths_in_text, paths_of_call
 from harness.models.builtin.noise import strip_noise, user_words
+from harness.models.builtin.steps import command_of, error_line, step_of
 from harness.models.builtin.tasks import TaskList, is_task_tool
-from harness.models.builtin.text import (DECISION_CUES, ERROR_LINE, HEADING, KEYED_VALUE, STOPWORDS, WORD, clip,
+from harness.models.builtin.text import (DECISION_CUES, HEADING, KEYED_VALUE, STOPWORDS, WORD, clip,
                                          count_cached, last_user, sentences, tool_action)
 
 
@@ -50,7 +51,6 @@ _PROGRESS_CUES = re.compile(r"\b(done|fixed|implemented|added|passes|passing|com
                             r"finished|works|working now|resolved|merged|committed|pushed)\b", re.I)
 # A sentence of prose, not a table row, a code line or a heading-like fragment.
 _NOT_PROSE = re.compile(r"^\s*(\||//|#|[{}\[\]\"'`]|\w+\s*[:=]\s*[\"'{\[(]|[\w.]+\(.*\)\s*\{?$)|[:：]\s*$")
-_DIAGNOSTIC = re.compile(r"^\S+\.\w+:\d+(?::\d+)?:?\s+\S")  # path:line:col: message (compilers, linters)
 MAX_GOAL_SENTENCES = 2
 _LABEL = re.compile(r"^\W*([A-Za-z][\w -]{1,30}?)\s*:\s+\S")  # "Entire-Checkpoint: 764ea1a5fad1"
 _SUPERSEDE_FILLER = {"actually", "now", "instead", "please", "let's", "lets", "ok", "okay", "so", "and", "the"}
@@ -220,7 +220,7 @@ class _SummaryBuilder:
             paths = paths_of_call(call.arguments)
             for path in paths:
                 self.touch_file(path, action)
-            self.in_flight = _step_of(call.name, call.arguments)
+            self.in_flight = step_of(call.name, call.arguments)
 
     def _read_tool_result(self, message: ChatMessage, pending: dict[str, tuple[str, dict]]) -> None:
         name, arguments = pending.pop(message.tool_call_id or "", ("tool", {}))
@@ -229,10 +229,10 @@ class _SummaryBuilder:
             return
         reads = tool_action(name) == "read"
         # A file's text that mentions an error is the file, not a failure: reads only fail when marked so.
-        error_line = "" if reads and not message.is_error else _error_line(message.content)
-        if message.is_error or error_line:
-            line = error_line or clip(message.content.strip().splitlines()[0] if message.content.strip() else "error")
-            command = _command_of(arguments)
+        failed = "" if reads and not message.is_error else error_line(message.content)
+        if message.is_error or failed:
+            line = failed or clip(message.content.strip().splitlines()[0] if message.content.strip() else "error")
+            command = command_of(arguments)
             where = f" ({name}: {command})" if command else f" ({name})"
             self.add("errors", f"{line}{where}", keyed=False)
         if not reads:
@@ -342,37 +342,6 @@ def _fact_key(line: str, values: tuple[str, ...]) -> str:
         if match.group(1).lower() not in STOPWORDS and any(match.group(2) in v or v in match.group(2) for v in values):
             return f"facts:{match.group(1).lower()}"
     return f"facts:{values[0].lower()}"
-
-
-def _step_of(name: str, arguments: dict) -> str:
-    """A tool call in one line: its name and the first line of each string argument, clipped."""
-    parts = [f"{key}={clip(value.strip().splitlines()[0], 80)}" for key, value in sorted(arguments.items())
-             if isinstance(value, str) and value.strip()]
-    return clip(f"{name}: {', '.join(parts)}" if parts else name, 240)
-
-
-def _command_of(arguments: dict) -> str:
-    for key in ("cmd", "command", "script"):
-        if isinstance(arguments.get(key), str):
-            return clip(arguments[key], 80)
-    return ""
-
-
-def _error_line(output: str) -> str:
-    """The most telling error line: the last 'XyzError: ...' line, else the first line that looks like one."""
-    lower = output.lower()
-    if not any(word in lower for word in ("error", "exception", "traceback", "fail", "fatal", "panic")):
-        return ""
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    diagnostics = [line for line in lines if _DIAGNOSTIC.match(line)]
-    if diagnostics:
-        return clip(diagnostics[0])
-    typed = [line for line in lines if ("Error" in line or "Exception" in line)
-             and re.match(r"^[\w.]*(Error|Exception)\b", line)]
-    if typed:
-        return clip(typed[-1])
-    flagged = [line for line in lines if ERROR_LINE.search(line)]
-    return clip(flagged[0]) if flagged else ""
 
 
 def _previous_summary(messages: tuple[ChatMessage, ...], sections: list[tuple[str, str]]) -> int | None:
