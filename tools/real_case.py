@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     case = old.get("case", {})
     text = case_toml(case_id=args.case_id, title=args.title or case.get("title") or meta.title, pool="real",
                      session_file="session.jsonl.gz", notes=args.notes or case.get("notes"),
-                     model_name=meta.model, context_window=args.window, max_output_tokens=args.max_output,
+                     model_name=old.get("model", {}).get("name") or meta.model, context_window=args.window, max_output_tokens=args.max_output,
                      comments=comments, probes=[placed(p, session, entries) for p in probes])
     (out / "case.toml").write_text(text)
     print(f"{out}: {len(session.messages)} messages, {len(session.compactions)} compactions, {len(probes)} probes")

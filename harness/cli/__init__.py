@@ -11,11 +11,11 @@ import argparse
 import sys
 from typing import Sequence
 
-from harness.cli import cases, compare, cost, gate, merge, run, serve, simulate, validate_summarizer
+from harness.cli import cases, compare, cost, gate, merge, real, run, serve, simulate, validate_summarizer
 from harness.errors import HarnessError
 from harness.render.console import stderr
 
-COMMANDS = (run, compare, gate, merge, simulate, cases, cost, validate_summarizer, serve)  # the order of --help
+COMMANDS = (run, compare, gate, merge, simulate, cases, cost, validate_summarizer, real, serve)  # the order of --help
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 def add_parser(commands: argparse._SubParsersAction) -> None:
     run = commands.add_parser("run", help="evaluate compaction over the case library (default: all, builtin)")
     options.add_case_selection(run)
+    run.add_argument("--pool", action="append", metavar="POOL",
+                     help="only the cases of this pool (repeatable): desktop, long, autonomous, edge, real")
     options.add_policy_options(run, summary_tokens_note="; with --at-recorded-points: the budget instead of "
                                                         "the recorded summary's size")
     options.add_model(run, "--model", f"the session model (repeatable; default builtin): {options.MODEL_SPECS}",
@@ -62,8 +64,12 @@ def command(args: argparse.Namespace) -> int:
         raise HarnessError("--resume needs --out DIR: the folder of the run to continue")
     run_options = RunOptions(out=Path(args.out) if args.out else None, label=args.label, resume=args.resume,
                              repeat=args.repeat, concurrency=args.concurrency, shard=args.shard)
-    result = run_configurations(discover(args.cases_dir, args.cases or None), run_configs(args), run_options,
-                                RunProgress(as_json=args.json))
+    cases = discover(args.cases_dir, args.cases or None)
+    if args.pool:
+        cases = [case for case in cases if case.pool in args.pool]
+        if not cases:
+            raise HarnessError(f"no case of pool {', '.join(args.pool)} in the selection")
+    result = run_configurations(cases, run_configs(args), run_options, RunProgress(as_json=args.json))
     show_runs(result, as_json=args.json)
     return 1 if result.failed else 0
 

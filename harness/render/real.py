@@ -1,0 +1,80 @@
+"""The report on real ground for a reader: per real compaction point, per kind and overall, each arm's passes
+beside the floor and the full history, and the probes the real summary and the summarizer under test lose."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.render.console import stderr
+from harness.render.run import RunProgress, write_markdown
+
+if TYPE_CHECKING:
+    from harness.studies.compare import FinishedRun
+
+WHAT = {
+    "retained": "the expected facts are in what the compaction produced (no model)",
+    "answered": "the builtin answerer, reading the compacted context, answers correctly",
+}
+
+
+class ArmProgress(RunProgress):
+    """A progress bar per arm and its report.md; the arms' own summaries stay in their folders."""
+
+    def finished(self, finished: FinishedRun) -> None:
+        write_markdown(finished.run, finished.folder.path / "report.md")
+        if not self.as_json:
+            stderr().print(f"{finished.run.get('label')}: {finished.folder.path}/run.json")
+
+
+def cell(passed: int, of: int) -> str:
+    return f"{passed}/{of}" + (f" ({round(100 * passed / of)}%)" if of else "")
+
+
+def table(rows: list[dict[str, Any]], arms: list[str], first: str, lost: bool = False,
+          under_test: str = "") -> list[str]:
+    head = [first, "probes", "full", "floor", *arms]
+    if lost:
+        head += ["lost by the real summary", f"lost by {under_test}"]
+    lines = ["| " + " | ".join(head) + " |", "| --- |" + " ---: |" * (len(head) - 1 - (2 if lost else 0))
+             + (" --- | --- |" if lost else "")]
+    for row in rows:
+        cells = [row["name"], str(row["probes"]), str(row["full"]), cell(row["floor"], row["full"]),
+                 *(cell(row["arms"][arm], row["full"]) for arm in arms)]
+        if lost:
+            losses = row.get("lost", {})
+            cells += [", ".join(losses.get(name, [])) or "-" for name in ("real summary", under_test)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def markdown_real(study: dict[str, Any], command: str = "") -> str:
+    arms, under_test = study["arms"], study["under_test"]
+    lines = ["# Scores on real ground", ""]
+    if command:
+        lines += [f"Made with `{command}`.", ""]
+    lines += ["Every arm compacts at the real compaction points of the recorded sessions: `real summary` is the "
+              "session's own summary (`--policy recorded`), the others compact there with the recorded tail and the "
+              "recorded summary's size as budget (`--at-recorded-points`); the controls are sized as the summarizer's "
+              "summary for the same request. Counts are over the probes that pass on the full history; `floor` is "
+              "the same tail with no summary. Exact values: probes of kind "
+              + ", ".join(study["exact_kinds"]) + ".", ""]
+    for grade, found in study["grades"].items():
+        lines += [f"## {grade}: {WHAT.get(grade, grade)}", "", "### Per compaction point", ""]
+        lines += table(found["points"], arms, "case and point", lost=True, under_test=under_test)
+        lines += ["", "### By kind", ""]
+        lines += table([*found["kinds"], found["exact"], found["total"]], arms, "kind")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def show_real(study: dict[str, Any], *, as_json: bool, markdown: Path | None, command: str) -> None:
+    text = markdown_real(study, command)
+    if markdown:
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text(text, encoding="utf-8")
+    if as_json:
+        print(json.dumps(study, indent=2))
+        return
+    print(text)  # markdown as is: rich would wrap its wide tables

@@ -1,0 +1,95 @@
+"""The report on real ground (harness.studies.real, `real-report`) and `run --pool`: counts per compaction
+point, per kind and for exact values, over the probes the full history passes; the probes each side loses;
+the arms run as ordinary runs that `--from-runs` reads back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.results.folder import read_run
+from harness.studies.real import BUILTIN, REAL, arms, real_study
+
+ROOT = Path(__file__).parents[1]
+
+
+def _probe(pid: str, kind: str, at: str, compacted: bool, full: bool = True, floor: bool = False) -> dict:
+    grades = lambda v: {"retained": v, "answered": v}  # noqa: E731
+    return {"id": pid, "kind": kind, "at": at, "valid": full, "compactions_before": 1,
+            "conditions": {"compacted": grades(compacted), "full": grades(full), "floor": grades(floor)}}
+
+
+def _run(outcomes: dict[tuple[str, str, str, str], bool], full: dict[str, bool] | None = None) -> dict:
+    """A run document holding probes (case, point, id, kind) -> compacted outcome."""
+    cases: dict[str, dict] = {}
+    for (case, at, pid, kind), passed in outcomes.items():
+        record = cases.setdefault(case, {"case": case, "pool": "real", "status": "ok", "probes": []})
+        record["probes"].append(_probe(pid, kind, at, passed, full=(full or {}).get(pid, True),
+                                       floor=pid == "tail-fact"))
+    return {"cases": {f"{c}#0": r for c, r in cases.items()}}
+
+
+PROBES = [("a", "compaction:1", "goal", "goal"), ("a", "compaction:1", "port", "recall"),
+          ("a", "compaction:2", "port2", "update"), ("a", "compaction:2", "tail-fact", "artifact"),
+          ("b", "compaction:1", "bad", "recall")]
+
+
+def test_study_counts_each_point_kind_and_exact_values_over_what_the_full_history_passes():
+    real = _run({p: p[2] in ("goal", "port", "tail-fact") for p in PROBES}, full={"bad": False})
+    builtin = _run({p: p[2] in ("goal", "port2", "tail-fact") for p in PROBES}, full={"bad": False})
+    study = real_study({REAL: real, BUILTIN: builtin})
+    retained = study["grades"]["retained"]
+    rows = {row["name"]: row for row in retained["points"]}
+    assert list(rows) == ["a compaction:1", "a compaction:2", "b compaction:1"]
+    assert rows["a compaction:1"] == {"name": "a compaction:1", "probes": 2, "full": 2, "floor": 0,
+                                      "arms": {REAL: 2, BUILTIN: 1}, "lost": {REAL: [], BUILTIN: ["port"]}}
+    assert rows["a compaction:2"]["floor"] == 1 and rows["a compaction:2"]["lost"] == {REAL: ["port2"], BUILTIN: []}
+    # a probe the full history fails counts as a probe, never as one a summary could keep or lose
+    assert rows["b compaction:1"]["full"] == 0 and rows["b compaction:1"]["lost"] == {REAL: [], BUILTIN: []}
+    assert retained["exact"]["full"] == 2 and retained["exact"]["arms"] == {REAL: 1, BUILTIN: 1}
+    kinds = {row["name"]: row["arms"] for row in retained["kinds"]}
+    assert kinds == {"artifact": {REAL: 1, BUILTIN: 1}, "goal": {REAL: 1, BUILTIN: 1},
+                     "recall": {REAL: 1, BUILTIN: 0}, "update": {REAL: 0, BUILTIN: 1}}
+    assert retained["total"]["probes"] == 5 and retained["total"]["arms"] == {REAL: 3, BUILTIN: 3}
+
+
+def test_study_needs_the_real_summaries():
+    with pytest.raises(Exception, match="recorded policy"):
+        real_study({BUILTIN: _run({PROBES[0]: True})})
+
+
+def test_arms_are_the_recorded_policy_the_summarizer_at_recorded_points_and_each_control():
+    chosen = arms()
+    assert [a.name for a in chosen] == [REAL, BUILTIN, "empty", "keyword-bag", "head-first", "head-last"]
+    assert chosen[0].config.policy == "recorded" and not chosen[0].config.at_recorded_points
+    assert all(a.config.at_recorded_points and a.config.recorded_tail == "recorded" for a in chosen[1:])
+    assert [a.config.control for a in chosen[1:]] == [None, "empty", "keyword-bag", "head-first", "head-last"]
+
+
+def test_real_report_runs_the_arms_and_reads_them_back(tmp_path, capsys):
+    out = tmp_path / "report"
+    args = ["real-report", "--cases-dir", str(ROOT / "cases"), "--cases", "real-agentstuff-22", "--out", str(out)]
+    assert main([*args, "--json"]) == 0
+    study = json.loads(capsys.readouterr().out)
+    assert (out / "report.md").read_text().startswith("# Scores on real ground")
+    assert main([*args, "--from-runs", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == study
+    # the real-summary arm is an ordinary recorded run: its counts are that run's compacted outcomes
+    run = read_run(out / "recorded")
+    probes = [p for record in run["cases"].values() for p in record["probes"]]
+    kept = sum(1 for p in probes if p["conditions"]["full"]["retained"] and p["conditions"]["compacted"]["retained"])
+    assert study["grades"]["retained"]["total"]["arms"][REAL] == kept
+    assert study["grades"]["retained"]["total"]["probes"] == len(probes) == 11
+
+
+def test_run_pool_selects_the_pool_and_refuses_an_empty_selection(tmp_path, capsys):
+    base = ["run", "--cases-dir", str(ROOT / "cases"), "--policy", "recorded", "--json"]
+    assert main([*base, "--cases", "real-agentstuff-22", "--cases", "edge-manual-compaction", "--pool", "real",
+                 "--out", str(tmp_path / "r")]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert set(document["aggregates"]["by_pool"]) == {"real"}
+    assert main([*base, "--cases", "edge-manual-compaction", "--pool", "real", "--out", str(tmp_path / "e")]) == 2
+    assert "no case of pool real" in capsys.readouterr().err
