@@ -40,9 +40,11 @@ def test_modes_are_detected() -> None:
     assert detect_mode(judge) == "judge"
 
 
-def test_summary_has_exactly_the_requested_sections_and_the_facts() -> None:
+def test_summary_has_the_requested_sections_an_exact_values_section_and_the_facts() -> None:
     text = run(HISTORY + (INSTRUCTION,))
-    assert [line for line in text.splitlines() if line.startswith("## ")] == SECTIONS.splitlines()
+    requested = SECTIONS.splitlines()
+    assert [line for line in text.splitlines() if line.startswith("## ")] == [*requested[:-1], "## Exact values",
+                                                                             requested[-1]]
     assert "Build a REST API" in section(text, "Goal")
     assert "pnpm" in section(text, "Constraints")
     assert "9090" in section(text, "Constraints") and "8080" not in text  # the later value wins
@@ -55,16 +57,17 @@ def test_summary_has_exactly_the_requested_sections_and_the_facts() -> None:
 
 def test_custom_sections_are_followed() -> None:
     text = run(HISTORY + (M("user", "Write a summary with these sections:\n## Task\n## Open errors"),))
-    assert [line for line in text.splitlines() if line.startswith("## ")] == ["## Task", "## Open errors"]
+    assert [line for line in text.splitlines() if line.startswith("## ")] == ["## Task", "## Open errors",
+                                                                             "## Exact values"]
     assert "fastapi" in text
 
 
 def test_budget_is_respected_and_drops_oldest_first() -> None:
     full = run(HISTORY + (INSTRUCTION,))
-    small = run(HISTORY + (INSTRUCTION,), budget=90)
-    assert _tokens.count(small) <= 90 < _tokens.count(full)
+    small = run(HISTORY + (INSTRUCTION,), budget=110)
+    assert _tokens.count(small) <= 110 < _tokens.count(full)
     assert "Build a REST API" in small  # the original goal is kept longest
-    assert "DELETE endpoint" in small  # the newest items survive
+    assert "DELETE endpoint" in small and "path=app/routes.py" in small  # the newest items survive
     assert "pnpm" not in small  # an old constraint was dropped: a small budget really loses information
 
 

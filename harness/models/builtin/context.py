@@ -19,7 +19,7 @@ from harness.models.builtin.text import (ERROR_LINE, HEADING, KEYED_VALUE, STOPW
 
 
 _ASSERT_LINE = re.compile(r"\b(want|wanted|expected|got|assert\w*|should (be|equal|have))\b", re.I)
-_CODE_LINE = re.compile(r"^\s*(\d+[:\s-]|[0-9a-f]{7,40}\s|[│├└]|[{}()\[\];]+$)")
+_CODE_LINE = re.compile(r"^\s*(\d+[:\s→-]|[0-9a-f]{7,40}\s|[│├└]|[{}()\[\];]+$)")
 
 
 @dataclass(frozen=True)

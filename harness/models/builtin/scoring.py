@@ -33,6 +33,8 @@ _GENERIC_Q = frozenset(stem(w) for w in (
     "part", "two", "three", "first", "did", "get", "got", "made", "make", "need", "needs", "way"))
 
 
+_SEARCH_TOOL = re.compile(r"^\w*(grep|glob|search|find)\w*:", re.I)
+ASKED = 0.5
 FOCUS_WEIGHT = 1.6
 MISSING_FOCUS = 0.6  # a unit that names nothing of the kind asked for
 
@@ -181,6 +183,10 @@ def _shape_weighted(ctx: Context, ask: Ask, position: int, score: float) -> floa
         score *= 0.6 if role == "system" else 1.3
     if ctx.code[position]:
         score *= 0.5
+    if unit.rstrip().endswith("?") and not (ask.goal or ask.next or ask.remaining):
+        score *= ASKED  # a question states nothing: the answer is elsewhere
+    if role == "call" and not ask.command and _SEARCH_TOOL.match(unit):
+        score *= ASKED  # a search names what was looked for, not what was found
     if position in ctx.stale:  # a value restated later is out of date
         score *= 0.15 if ask.recency else 0.3
     if ask.recency or ask.value:  # a later stated value replaces an earlier one

@@ -1,8 +1,11 @@
 """The summarizer: an extractive summary in the sections the instruction asks for, later facts winning.
 
-It reads an earlier summary in the history (if any), then the messages after it: the first request is the
-goal, rule-like sentences are constraints, the agent's sentences are decisions, progress or next steps,
-tool calls name files, failed tool results are errors. The oldest items are dropped to fit the budget.
+It reads an earlier summary in the history (if any), then the messages after it: the user's own words (not
+the harness noise around them, noise.py) give the goal and the constraints, the agent's sentences give
+decisions, progress and next steps, its task list (tasks.py) what is done and what is open, tool calls name
+files (files.py), failed tool results are errors, and the lines that state exact values (facts.py) go to an
+exact-values section. Each section that can grow without end (values, files, errors) has a share of the
+budget; past it, and past the budget as a whole, the oldest items go first.
 """
 
 from __future__ import annotations
@@ -12,16 +15,26 @@ from dataclasses import dataclass, field
 
 from harness.models import _tokens
 from harness.models.base import ChatMessage, ModelRequest
-from harness.models.builtin.text import (DECISION_CUES, ERROR_LINE, HEADING, KEYED_VALUE, PATH, STOPWORDS, WORD, clip,
+from harness.models.builtin.facts import fact_lines
+from harness.models.builtin.files import paths_in_text, paths_of_call
+from harness.models.builtin.noise import strip_noise, user_words
+from harness.models.builtin.steps import command_of, error_line, step_of
+from harness.models.builtin.tasks import TaskList, is_task_tool
+from harness.models.builtin.text import (DECISION_CUES, HEADING, KEYED_VALUE, STOPWORDS, WORD, clip,
                                          count_cached, last_user, sentences, tool_action)
 
 
 DEFAULT_SECTIONS = ("Goal", "Constraints", "Progress", "Decisions", "Files", "Errors", "Next steps")
+FACTS_TITLE = "Exact values"
 NONE_ITEM = "(none)"
 MAX_NEXT_STEPS = 5
+MIN_GOAL_WORDS = 4  # "yes", "1+2", "ok do that" answer the agent; they set no goal
+# Shares of the budget for the sections that grow with the session rather than with the task.
+SHARES = {"facts": 0.25, "files": 0.15, "errors": 0.12}
 
 # Which extracted category a heading stands for, by the words in it.
 _CATEGORY_WORDS = (
+    ("facts", ("exact", "value", "fact")),
     ("goal", ("goal", "task", "objective", "intent", "request", "purpose")),
     ("constraints", ("constraint", "preference", "rule", "requirement", "instruction")),
     ("decisions", ("decision", "choice", "rationale")),
@@ -35,8 +48,13 @@ _CONSTRAINT_CUES = re.compile(
     r"required?|no longer|instead|stick to|need to)\b", re.I)
 _NEXT_CUES = re.compile(r"\b(next|i'll|i will|let's|let us|plan|todo|then i|remaining|still need|will now)\b", re.I)
 _PROGRESS_CUES = re.compile(r"\b(done|fixed|implemented|added|passes|passing|completed|created|updated|"
-                            r"finished|works|working now|resolved|merged)\b", re.I)
+                            r"finished|works|working now|resolved|merged|committed|pushed)\b", re.I)
+# A sentence of prose, not a table row, a code line or a heading-like fragment.
+_NOT_PROSE = re.compile(r"^\s*(\||//|#|[{}\[\]\"'`]|\w+\s*[:=]\s*[\"'{\[(]|[\w.]+\(.*\)\s*\{?$)|[:：]\s*$")
+MAX_GOAL_SENTENCES = 2
+_LABEL = re.compile(r"^\W*([A-Za-z][\w -]{1,30}?)\s*:\s+\S")  # "Entire-Checkpoint: 764ea1a5fad1"
 _SUPERSEDE_FILLER = {"actually", "now", "instead", "please", "let's", "lets", "ok", "okay", "so", "and", "the"}
+_RANKS = {"user": 2, "assistant": 1, "tool": 0}
 
 
 @dataclass(frozen=True)
@@ -46,6 +64,7 @@ class _Item:
     order: int
     key: str | None = None
     protected: bool = False
+    rank: int = 1  # for facts: who stated it (user 2, agent 1, tool 0); the lower goes first when trimming
 
 
 @dataclass
@@ -53,6 +72,10 @@ class _FileEntry:
     path: str
     actions: list[str] = field(default_factory=list)
     order: int = 0
+
+    @property
+    def written(self) -> bool:
+        return any(a in ("edited", "created", "deleted") for a in self.actions)
 
 
 def requested_sections(instruction: str) -> list[tuple[str, str]]:
@@ -85,25 +108,34 @@ def _value_key(category: str, text: str) -> str | None:
 class _SummaryBuilder:
     def __init__(self, sections: list[tuple[str, str]]):
         self.sections = sections
+        if not any(category_of(title) == "facts" for _, title in sections):
+            at = next((i for i, (_, t) in enumerate(sections) if category_of(t) == "next"), len(sections))
+            prefix = sections[0][0] if sections else "##"
+            self.sections = [*sections[:at], (prefix, FACTS_TITLE), *sections[at:]]
         self.items: list[_Item] = []
         self.files: dict[str, _FileEntry] = {}
+        self.tasks = TaskList()
+        self.in_flight: str | None = None  # the last step the agent started: what was going on at the cut
         self.order = 0
 
     def next_order(self) -> int:
         self.order += 1
         return self.order
 
-    def add(self, category: str, text: str, *, keyed: bool = True, protected: bool = False) -> None:
+    def add(self, category: str, text: str, *, keyed: bool = True, protected: bool = False, rank: int = 1,
+            key: str | None = None) -> None:
         text = clip(text)
         if not text or text == NONE_ITEM:
             return
-        key = _value_key(category, text) if keyed else f"{category}:{text.lower()}"
+        if key is None:
+            key = _value_key(category, text) if keyed else f"{category}:{text.lower()}"
         for old in self.items:
             if old.category == category and (old.key == key or old.text.lower() == text.lower()):
                 self.items.remove(old)  # later facts win for the same key
                 protected = protected or old.protected
+                rank = max(rank, old.rank)
                 break
-        self.items.append(_Item(category, text, self.next_order(), key, protected))
+        self.items.append(_Item(category, text, self.next_order(), key, protected, rank))
 
     def touch_file(self, path: str, action: str) -> None:
         path = path.strip("`'\",;:()")
@@ -114,11 +146,15 @@ class _SummaryBuilder:
             entry.actions.append(action)
         entry.order = self.next_order()
 
+    def add_facts(self, text: str, who: str, *, listing_ok: bool = False) -> None:
+        for line, values in fact_lines(text, listing_ok=listing_ok):
+            self.add("facts", line, rank=_RANKS[who], key=_fact_key(line, values))
+
     # -- reading the request
 
     def read_previous(self, text: str) -> None:
         current: str | None = None
-        for line in text.splitlines():
+        for line in strip_noise(text).splitlines():
             heading = HEADING.match(line.strip())
             if heading:
                 current = category_of(heading.group(2))
@@ -130,6 +166,8 @@ class _SummaryBuilder:
                 path, _, actions = item.partition(" (")
                 for action in actions.rstrip(")").split(", ") if actions else [""]:
                     self.touch_file(path, action)
+            elif current == "facts":
+                self.add_facts(item, "user", listing_ok=True)  # values an earlier summary kept stay kept
             else:
                 self.add(current, item, protected=current == "goal" and not any(i.category == "goal" for i in self.items))
 
@@ -144,44 +182,70 @@ class _SummaryBuilder:
                 self._read_tool_result(message, pending_calls)
 
     def _read_user(self, content: str) -> None:
-        parts = sentences(content)
+        words = user_words(content)
+        parts = sentences(words)
         if not parts:
             return
         first_goal = not any(i.category == "goal" for i in self.items)
-        # The first request is the goal; later messages add to it unless they only set a rule.
-        if first_goal or not _CONSTRAINT_CUES.search(parts[0]):
-            self.add("goal", parts[0], keyed=False, protected=first_goal)
+        # The first request is the goal; later requests add to it unless they only set a rule or reply.
+        # A sentence that sets a rule is a constraint: it goes there, where a later rule supersedes it.
+        asks = [p for p in parts if not _CONSTRAINT_CUES.search(p)][:MAX_GOAL_SENTENCES]
+        if first_goal or (asks and asks[0] == parts[0] and len(parts[0].split()) >= MIN_GOAL_WORDS):
+            self.add("goal", " ".join(asks) or parts[0], keyed=False, protected=first_goal)
         for sentence in parts:
             if _CONSTRAINT_CUES.search(sentence):
                 self.add("constraints", sentence)
-        for path in PATH.findall(content):
+        for path in paths_in_text(words):
             self.touch_file(path, "mentioned by user")
+        self.add_facts("\n".join(parts), "user", listing_ok=True)
 
     def _read_assistant(self, message: ChatMessage, pending: dict[str, tuple[str, dict]]) -> None:
-        for sentence in sentences(message.content):
+        prose = [s for s in sentences(message.content) if len(s.split()) >= 4 and not _NOT_PROSE.search(s)]
+        if prose and not message.tool_calls:  # a reply with no step after it reports a finding or an answer
+            self.add("progress", prose[0], keyed=False)
+        for sentence in prose:
             if DECISION_CUES.search(sentence):
                 self.add("decisions", sentence, keyed=False)
             elif _NEXT_CUES.search(sentence):
                 self.add("next", sentence, keyed=False)
             elif _PROGRESS_CUES.search(sentence):
                 self.add("progress", sentence, keyed=False)
+        self.add_facts(message.content, "assistant")
         for call in message.tool_calls:
             pending[call.id] = (call.name, call.arguments)
+            if is_task_tool(call.name, call.arguments):
+                self.tasks.read_call(call.id, call.name, call.arguments)
+                continue
             action = tool_action(call.name)
-            for path in _paths_in_arguments(call.arguments):
+            paths = paths_of_call(call.arguments)
+            for path in paths:
                 self.touch_file(path, action)
-            if action in ("edited", "created", "deleted"):
-                paths = ", ".join(_paths_in_arguments(call.arguments)) or call.name
-                self.add("progress", f"{action} {paths}", keyed=False)
+            self.in_flight = step_of(call.name, call.arguments)
 
     def _read_tool_result(self, message: ChatMessage, pending: dict[str, tuple[str, dict]]) -> None:
         name, arguments = pending.pop(message.tool_call_id or "", ("tool", {}))
-        error_line = _error_line(message.content)
-        if message.is_error or error_line:
-            line = error_line or clip(message.content.strip().splitlines()[0] if message.content.strip() else "error")
-            command = _command_of(arguments)
+        self.tasks.read_result(message.tool_call_id or "", message.content)
+        if is_task_tool(name, arguments):
+            return
+        reads = tool_action(name) == "read"
+        # A file's text that mentions an error is the file, not a failure: reads only fail when marked so.
+        failed = "" if reads and not message.is_error else error_line(message.content)
+        if message.is_error or failed:
+            line = failed or clip(message.content.strip().splitlines()[0] if message.content.strip() else "error")
+            command = command_of(arguments)
             where = f" ({name}: {command})" if command else f" ({name})"
             self.add("errors", f"{line}{where}", keyed=False)
+        if not reads:
+            self.add_facts(strip_noise(message.content), "tool")
+
+    def finish(self) -> None:
+        """The task list and the step in flight, as items newer than anything read."""
+        for text in self.tasks.done():
+            self.add("progress", f"Done: {text}", keyed=False)
+        for text, status in self.tasks.open():
+            self.add("next", f"{'In progress' if 'progress' in status else 'Pending'}: {text}", keyed=False)
+        if self.in_flight:
+            self.add("next", f"Last step started before this summary: {self.in_flight}", keyed=False)
 
     # -- writing the summary
 
@@ -189,6 +253,9 @@ class _SummaryBuilder:
         """The summary within max_tokens, dropping the oldest items first; (text, cut) where cut means
         even the bare headings did not fit."""
         self._cap_next_steps()
+        self._drop_restated_facts()
+        for category, share in SHARES.items():
+            self._trim(category, int(max_tokens * share))
         # Cheap first pass: per-line counts (cached) bring the estimate under budget; the exact loop follows.
         while self._estimate() > max_tokens and self._drop_oldest():
             pass
@@ -204,9 +271,37 @@ class _SummaryBuilder:
         return sum(count_cached(line) for line in self._render_all().splitlines() if line)
 
     def _cap_next_steps(self) -> None:
-        steps = [i for i in self.items if i.category == "next"]
+        tasks = {f"{p}: {t}" for t, _ in self.tasks.open() for p in ("In progress", "Pending")}
+        steps = [i for i in self.items if i.category == "next" and i.text not in tasks]
         for old in steps[:-MAX_NEXT_STEPS]:
             self.items.remove(old)
+
+    def _drop_restated_facts(self) -> None:
+        """A value the other sections already state needs no line of its own."""
+        said = "\n".join(i.text for i in self.items if i.category != "facts").lower()
+        said += "\n" + "\n".join(self.files).lower()
+        for item in [i for i in self.items if i.category == "facts"]:
+            values = [v.lower() for _, vs in fact_lines(item.text, listing_ok=True) for v in vs]
+            if values and all(v in said for v in values):
+                self.items.remove(item)
+
+    def _trim(self, category: str, limit: int) -> None:
+        """Bring one section under its share: the least telling entries first (tool-stated values before the
+        user's, files only read before files written), the oldest first among equals."""
+        while self._section_tokens(category) > limit:
+            if category == "files":
+                if not self.files:
+                    return
+                victim = min(self.files.values(), key=lambda f: (f.written, f.order))
+                del self.files[victim.path]
+                continue
+            entries = [i for i in self.items if i.category == category and not i.protected]
+            if not entries:
+                return
+            self.items.remove(min(entries, key=lambda i: (i.rank, i.order)))
+
+    def _section_tokens(self, category: str) -> int:
+        return sum(count_cached(line) for line in self._lines(category))
 
     def _drop_oldest(self) -> bool:
         candidates: list[tuple[int, object]] = [(i.order, i) for i in self.items if not i.protected]
@@ -223,54 +318,30 @@ class _SummaryBuilder:
             self.items.remove(victim)
         return True
 
+    def _lines(self, category: str) -> list[str]:
+        if category == "files":
+            return [f"- {f.path} ({', '.join(a for a in f.actions if a)})" if any(f.actions) else f"- {f.path}"
+                    for f in sorted(self.files.values(), key=lambda f: f.order)]
+        return [f"- {i.text}" for i in sorted(self.items, key=lambda i: i.order) if i.category == category]
+
     def _render_all(self) -> str:
         blocks: list[str] = []
         for prefix, title in self.sections:
-            category = category_of(title)
-            if category == "files":
-                lines = [f"- {f.path} ({', '.join(a for a in f.actions if a)})" if any(f.actions) else f"- {f.path}"
-                         for f in sorted(self.files.values(), key=lambda f: f.order)]
-            else:
-                lines = [f"- {i.text}" for i in sorted(self.items, key=lambda i: i.order) if i.category == category]
+            lines = self._lines(category_of(title))
             blocks.append("\n".join([f"{prefix} {title}", *(lines or [f"- {NONE_ITEM}"])]))
         return "\n\n".join(blocks)
 
 
-def _paths_in_arguments(arguments: dict) -> list[str]:
-    found: list[str] = []
-    for key, value in sorted(arguments.items()):
-        if not isinstance(value, str):
-            continue
-        if key.lower() in ("path", "file", "file_path", "filepath", "filename", "target", "dest", "source"):
-            candidates = [value]
-        else:
-            candidates = PATH.findall(value)
-        for candidate in candidates:
-            candidate = candidate.strip()
-            if candidate and candidate not in found and not candidate.startswith(("http:", "https:")):
-                found.append(candidate)
-    return found
-
-
-def _command_of(arguments: dict) -> str:
-    for key in ("cmd", "command", "script"):
-        if isinstance(arguments.get(key), str):
-            return clip(arguments[key], 80)
-    return ""
-
-
-def _error_line(output: str) -> str:
-    """The most telling error line: the last 'XyzError: ...' line, else the first line that looks like one."""
-    lower = output.lower()
-    if not any(word in lower for word in ("error", "exception", "traceback", "fail", "fatal", "panic")):
-        return ""
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    typed = [line for line in lines if ("Error" in line or "Exception" in line)
-             and re.match(r"^[\w.]*(Error|Exception)\b", line)]
-    if typed:
-        return clip(typed[-1])
-    flagged = [line for line in lines if ERROR_LINE.search(line)]
-    return clip(flagged[0]) if flagged else ""
+def _fact_key(line: str, values: tuple[str, ...]) -> str:
+    """What a value line is about: its keyed value ('port 9090' -> port) so a new port replaces the old
+    one, else the value itself, so the same value stated again is kept once."""
+    label = _LABEL.match(line)
+    if label and not any(v in label.group(1) for v in values):
+        return f"facts:{label.group(1).strip().lower()}"  # "Entire-Checkpoint: <id>": the newest id wins
+    for match in KEYED_VALUE.finditer(line):
+        if match.group(1).lower() not in STOPWORDS and any(match.group(2) in v or v in match.group(2) for v in values):
+            return f"facts:{match.group(1).lower()}"
+    return f"facts:{values[0].lower()}"
 
 
 def _previous_summary(messages: tuple[ChatMessage, ...], sections: list[tuple[str, str]]) -> int | None:
@@ -298,5 +369,6 @@ def summarize(request: ModelRequest) -> tuple[str, str]:
         builder.read_previous(history[previous].content)
         history = history[:previous] + history[previous + 1:]
     builder.read_messages(history)
+    builder.finish()
     text, cut_short = builder.render(request.max_output_tokens)
     return text, "length" if cut_short else "stop"

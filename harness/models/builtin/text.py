@@ -47,9 +47,13 @@ def stem(word: str) -> str:
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             return word[: -len(suffix)]
+    if len(word) == 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]  # refs, bugs, logs: a short plural is its noun
     return word
 
 
+_LONG_HASH = re.compile(r"^(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,40}$")
+SHORT_HASH = 7
 _CAMEL = re.compile(r"([a-z])([A-Z])")
 _JOINERS = re.compile(r"[./:_-]")
 
@@ -65,6 +69,8 @@ def content_words(text: str) -> frozenset[str]:
         for part in parts:
             if part and part not in STOPWORDS:
                 words.add(stem(part))
+        if _LONG_HASH.match(token):  # a commit named by its short hash: 164ceba is 164ceba4dd15...
+            words.add(token[:SHORT_HASH])
     return frozenset(words)
 
 

@@ -1,0 +1,78 @@
+"""Exact values a session states: ports, ids, hashes, paths, branches, versions, credentials, counts with units.
+
+A summary that keeps "the port" but not "5432" has lost the fact. The summarizer keeps the lines that state
+such values, each as its own short statement, in an exact-values section with a budget of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+MAX_FACT_CHARS = 160
+
+_PATTERNS = (
+    r"\b(?:localhost|127\.0\.0\.1|0\.0\.0\.0|[\w-]+\.(?:local|internal|com|io|dev|net|org)):\d{2,5}\b",
+    r"\bport\s+\d{2,5}\b",
+    r"\b[A-Z][A-Z0-9]{1,9}-\d{1,6}\b",  # ENT-109, PRO-89
+    r"(?<![\w/])#\d{1,6}\b",  # PR #170, issue #89
+    r"\b(?:PR|pull request|issue)\s+#?\d{1,6}\b",
+    r"\bv?\d+\.\d+(?:\.\d+)+(?:[-+][\w.]+)?\b",  # 1.3.2, v2.1.7
+    r"\b[0-9a-f]{7,40}\b",  # commit or checkpoint hashes (a digit and a letter are checked below)
+    r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",  # UUIDs
+    r"[\w.+-]+@[\w-]+\.[\w.]+",  # e-mail addresses (seed accounts)
+    r"\b(?:password|passwd|pwd|token|api[_ ]key|secret|user(?:name)?|login)\s*[:=]\s*\S+",
+    r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|minutes|min|h|hours|days|KB|MB|GB|TB|%|px|pt|rem|"
+    r"lines?|insertions?|deletions?|commits?|files?|tests?|checkpoints?|tokens?|requests?|retries|workers?)\b",
+    r"(?:^|\s)(?:/[\w.@-]+){2,}/?",  # absolute paths
+    # a branch name is named as one and has a separator in it (feat/colours, alex/ent-221-hooks)
+    r"\b(?:branch|checkout(?: -b)?|switch(?: -c)?)\s+['\"`]?[\w.-]+[/-][\w./-]+",
+)
+_VALUE = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.I)
+_HEX = re.compile(r"^[0-9a-f]{7,40}$")
+_BARE_PATH = re.compile(r"^\S+$")  # a line that is one path or word: a listing entry, not a statement
+# Listings (numbered source lines, diffs, tables of hashes) state nothing on their own.
+_LISTING = re.compile(r"^\s*(\d+\s*(→|:|\||-)|[+-]{1,3}\s|@@|[│├└|]|```|\{|\}|[\w.]+\s*\($)")
+
+
+def _real_value(match: str) -> bool:
+    text = match.strip().lstrip(":#")
+    if _HEX.match(text):  # a hash mixes digits and letters; a bare word or number is not one
+        return bool(re.search(r"\d", text) and re.search(r"[a-f]", text))
+    return len(text) >= 2
+
+
+@lru_cache(maxsize=262144)
+def values_in(line: str) -> tuple[str, ...]:
+    """The exact values a line states, in order, without repeats."""
+    found: list[str] = []
+    for match in _VALUE.finditer(line):
+        value = match.group(0).strip().rstrip(".,;:)")
+        if _real_value(value) and value not in found:
+            found.append(value)
+    return tuple(found)
+
+
+@lru_cache(maxsize=65536)
+def fact_lines(text: str, *, listing_ok: bool = False) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(line, its values) for each line of a message that states an exact value; long lines are cut to the
+    sentence that holds the first value."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for raw in text.splitlines():
+        line = " ".join(raw.split()).strip(" -*•")
+        if not line or (not listing_ok and (_LISTING.match(raw) or _BARE_PATH.match(line))):
+            continue
+        values = values_in(line)
+        if not values:
+            continue
+        out.append((_around(line, values[0]), values))
+    return tuple(out)
+
+
+def _around(line: str, value: str) -> str:
+    if len(line) <= MAX_FACT_CHARS:
+        return line
+    at = max(0, line.find(value))
+    start = max(0, at - MAX_FACT_CHARS // 3)
+    piece = line[start:start + MAX_FACT_CHARS].strip()
+    return ("…" if start else "") + piece + ("…" if start + MAX_FACT_CHARS < len(line) else "")

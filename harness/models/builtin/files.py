@@ -1,0 +1,61 @@
+"""Which files a step touched: the path arguments of a tool call, the files a patch or a shell command names.
+
+Only what is a file counts: `strings.Count` or `t.Run` in an edit's new text is code, and the text of an
+edit (old/new strings, file contents) is never scanned for paths at all.
+"""
+
+from __future__ import annotations
+
+import re
+
+from harness.models.builtin.text import PATH
+
+_PATH_KEYS = ("path", "file", "file_path", "filepath", "filename", "notebook_path", "target", "dest", "source")
+_CONTENT_KEYS = ("content", "contents", "new_string", "old_string", "new_str", "old_str", "text", "body",
+                 "prompt", "description", "plan", "todos", "new_source", "old", "new", "replacement", "query")
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
+_EXTENSION = re.compile(
+    r"\.(py|pyi|go|ts|tsx|js|jsx|mjs|cjs|json|jsonl|toml|yaml|yml|md|mdx|txt|rs|swift|kt|java|rb|php|c|h|cc|"
+    r"cpp|hpp|cs|sh|bash|zsh|sql|html|css|scss|lock|cfg|ini|env|xml|proto|gradle|mod|sum|vue|svelte|dart|ex|"
+    r"exs|lua|ipynb|csv|log|plist|pbxproj|xcconfig|xcstrings|strings|gitignore|dockerfile|tf|hcl|conf)$", re.I)
+
+
+def looks_like_file(path: str) -> bool:
+    """A path to a file or folder, not a dotted identifier or a URL."""
+    if not path or path.startswith(("http:", "https:", "//")) or len(path) > 200:
+        return False
+    if _EXTENSION.search(path):
+        return True
+    return path.startswith(("/", "./", "../", "~/")) and path.count("/") >= 2
+
+
+def paths_of_call(arguments: dict) -> list[str]:
+    """The files a tool call names, in argument order, without repeats."""
+    found: list[str] = []
+    for key, value in sorted(arguments.items()):
+        if not isinstance(value, str):
+            continue
+        lower = key.lower()
+        if lower in _PATH_KEYS:
+            candidates = [value.strip()]
+        elif lower in ("patch", "input") and _PATCH_FILE.search(value):
+            candidates = [p.strip() for p in _PATCH_FILE.findall(value)]
+        elif lower in _CONTENT_KEYS:
+            continue
+        else:
+            candidates = [c.strip("`'\",;:()") for c in PATH.findall(value)]
+            candidates = [c for c in candidates if looks_like_file(c)]
+        for candidate in candidates:
+            if candidate and candidate not in found and not candidate.startswith(("http:", "https:")):
+                found.append(candidate)
+    return found
+
+
+def paths_in_text(text: str) -> list[str]:
+    """Files a user or the agent names in prose."""
+    found: list[str] = []
+    for candidate in PATH.findall(text):
+        candidate = candidate.strip("`'\",;:()")
+        if looks_like_file(candidate) and candidate not in found:
+            found.append(candidate)
+    return found
