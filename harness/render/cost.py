@@ -103,7 +103,7 @@ def show_study(result: dict[str, Any], *, plot: str | None = None, markdown_path
     drawn = cost_plot(result, plot) if plot else None
     if markdown_path:
         link = markdown_image("", drawn, Path(markdown_path).parent)[4:-1] if drawn else None
-        Path(markdown_path).write_text(markdown(result, link), encoding="utf-8")
+        Path(markdown_path).write_text(markdown(result, link), encoding="utf-8", errors="backslashreplace")
     if as_json:
         print(json.dumps(result, indent=2))
     else:

@@ -126,9 +126,9 @@ def show_gate(verdict: Verdict, run_id: str, baseline_path: str, *, junit: str |
               as_json: bool = False) -> None:
     """The files asked for (JUnit XML, markdown), then the terminal verdict (or one JSON document)."""
     if junit:
-        Path(junit).write_text(junit_xml(verdict, run_id, lost), encoding="utf-8")
+        Path(junit).write_text(junit_xml(verdict, run_id, lost), encoding="utf-8", errors="backslashreplace")
     if markdown_path:
-        Path(markdown_path).write_text(markdown(verdict, run_id, baseline_path), encoding="utf-8")
+        Path(markdown_path).write_text(markdown(verdict, run_id, baseline_path), encoding="utf-8", errors="backslashreplace")
     if as_json:
         print(json.dumps({"run": run_id, "baseline": baseline_path, **verdict.to_json()}, indent=2))
     else:

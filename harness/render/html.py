@@ -23,12 +23,12 @@ from harness.results.aggregate import GRADES
 
 
 def _template(name: str) -> str:
-    return resources.files("harness.render").joinpath("templates", name).read_text(encoding="utf-8")
+    return resources.files("harness.render").joinpath("templates", name).read_text(encoding="utf-8", errors="backslashreplace")
 
 
 def write_html(run: dict[str, Any], folder: Path) -> Path:
     path = folder / "report.html"
-    path.write_text(report_html(run, folder), encoding="utf-8")
+    path.write_text(report_html(run, folder), encoding="utf-8", errors="backslashreplace")
     return path
 
 

@@ -73,7 +73,7 @@ def show_real(study: dict[str, Any], *, as_json: bool, markdown: Path | None, co
     text = markdown_real(study, command)
     if markdown:
         markdown.parent.mkdir(parents=True, exist_ok=True)
-        markdown.write_text(text, encoding="utf-8")
+        markdown.write_text(text, encoding="utf-8", errors="backslashreplace")
     if as_json:
         print(json.dumps(study, indent=2))
         return

@@ -258,7 +258,7 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
     if agg["errors"]:
         lines += ["### Errors", "", *(f"- {c}: {e}" for c, e in agg["errors"].items()), ""]
     lines += markdown_compaction_points([run], "###") + markdown_definitions()
-    path.write_text("\n".join(lines), encoding="utf-8")
+    path.write_text("\n".join(lines), encoding="utf-8", errors="backslashreplace")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -65,8 +65,8 @@ def write_verdict(validation: SummarizerValidation, plots: bool = True) -> dict[
                                                  result["alt_model"])}
     out.mkdir(parents=True, exist_ok=True)
     (out / "verdict.json").write_text(json.dumps({**result, "cost_study": validation.cost_study["models"]}, indent=2),
-                                      encoding="utf-8")
-    (out / "verdict.md").write_text(markdown(result, validation.cost_study), encoding="utf-8")
+                                      encoding="utf-8", errors="backslashreplace")
+    (out / "verdict.md").write_text(markdown(result, validation.cost_study), encoding="utf-8", errors="backslashreplace")
     return result
 
 
