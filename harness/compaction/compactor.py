@@ -115,8 +115,7 @@ class Compactor:
         context, number = self.context, len(self.replay.events) + 1
         before, tail = context.totals, fold.tail
         text, block, result, waiting, kept = fold.text, fold.text, None, 0.0, tail.kept_head
-        if fold.kept_text:  # kept items of a recorded compaction: in the context, not in the summary's size
-            block = "\n\n".join((*fold.kept_text, fold.text or ""))
+        kept_text = tail.kept_text  # kept items with no message: messages of the context, not summary
         if fold.ask is not None:
             result, waiting = self._summarize(fold.ask.request)
             if result.finish_reason == NOT_COMPACTED:  # no item came back: an outcome, never a fold
@@ -127,12 +126,12 @@ class Compactor:
             text = result.text if provider else with_appendix(result.text, fold.ask.appendix)
             block = summary_block(text, number)
             if provider:  # the compacted context is the provider's: its kept user messages, then the item
-                kept = self._provider_kept(fold, result.extra.get("kept_user") or ())
-            if fold.ask.reject_if_larger and context.totals_after(block, tail.start, kept).est > before.est:
+                kept, kept_text = self._provider_kept(fold, result.extra.get("kept_user") or ()), ()
+            if fold.ask.reject_if_larger and context.totals_after(block, tail.start, kept, kept_text).est > before.est:
                 self._reject(fold, result, text)
                 return
         head_start = context.live_start
-        context.fold(block, tail.start, kept)
+        context.fold(block, tail.start, kept, kept_text)
         self.policy.folded(tail.start, context.kept, block, context.summary_est)
         after = context.totals
         self._after_fold(fold.send_index, number, before, after)

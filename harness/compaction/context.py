@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from harness.compaction.events import RISK_KINDS, CompactionEvent, PruneEvent, Risk, SummaryCall, Totals
+from harness.kept_items import KeptText, kept_messages
 from harness.session import Message, Session
 from harness.tokens import MessageTokens
 
@@ -21,7 +23,8 @@ class ContextSnapshot:
     """The context at a probe point: `system + kept + summary + messages[live_start:end]`.
 
     `kept` holds messages from before the summary that a policy keeps verbatim ahead of it (codex keeps
-    recent user messages); the default policy keeps none."""
+    recent user messages); the default policy keeps none. `kept_text` are kept items with no message of their
+    own (a recorded Codex compaction), shown among the kept messages at their slots."""
 
     point: str
     end: int
@@ -32,11 +35,12 @@ class ContextSnapshot:
     true_tokens: int
     kept: tuple[int, ...] = ()
     pruned: tuple[int, ...] = ()  # tool results shown as PRUNED_MARKER (pruning peers only)
+    kept_text: tuple[KeptText, ...] = ()
 
     def parts(self, session: Session) -> tuple[list[Message], str | None, list[Message]]:
         """The messages before the summary block, the block, and the messages after it."""
         messages = session.messages
-        kept = [messages[i] for i in self.kept]
+        kept = kept_messages(messages, self.kept, self.kept_text)
         live = list(messages[self.live_start:self.end])
         for i in self.pruned:
             if i >= self.live_start:
@@ -78,6 +82,7 @@ class LiveContext:
         self.summary_est = self.summary_true = 0
         self.est_total, self.true_total = self.system_est, self.system_true
         self.kept: tuple[int, ...] = ()  # messages ahead of the summary (codex)
+        self.kept_text: tuple[KeptText, ...] = ()  # kept items with no message of their own (recorded codex)
         self.kept_true = 0
         self.pruned: set[int] = set()  # tool results cleared by a pruning peer
         self.marker_est, self.marker_true = estimate.text(PRUNED_MARKER), true.text(PRUNED_MARKER)
@@ -105,22 +110,36 @@ class LiveContext:
         self.true_total -= self.true[index] - self.marker_true
         self.pruned.add(index)
 
-    def totals_after(self, summary: str | None, tail_start: int, kept: tuple[int, ...] = ()) -> Totals:
+    def totals_after(self, summary: str | None, tail_start: int, kept: tuple[int, ...] = (),
+                     kept_text: tuple[KeptText, ...] = ()) -> Totals:
         """Estimated and true totals of `system + kept + summary + messages[tail_start:end]`."""
         span = range(tail_start, self.end)
         est = sum(map(self.est_of, span)) if self.pruned else self.estimate.span(span)
-        est += self.system_est + self.estimate.text(summary) + sum(map(self.est_of, kept))
-        true = self.span_true(span) + self.system_true + self.true.text(summary) + sum(map(self.true_of, kept))
+        est += self.system_est + self.estimate.text(summary)
+        est += self._kept_tokens(self.est_of, self.estimate, kept, kept_text)
+        true = self.span_true(span) + self.system_true + self.true.text(summary)
+        true += self._kept_tokens(self.true_of, self.true, kept, kept_text)
         return Totals(est, true)
 
-    def fold(self, summary: str | None, tail_start: int, kept: tuple[int, ...] = ()) -> None:
-        self.summary, self.live_start, self.kept = summary, tail_start, kept
+    def fold(self, summary: str | None, tail_start: int, kept: tuple[int, ...] = (),
+             kept_text: tuple[KeptText, ...] = ()) -> None:
+        self.summary, self.live_start, self.kept, self.kept_text = summary, tail_start, kept, kept_text
         self.summary_est, self.summary_true = self.estimate.text(summary), self.true.text(summary)
-        self.kept_true = sum(map(self.true_of, kept))
-        self.est_total, self.true_total = self.totals_after(summary, tail_start, kept)
+        self.kept_true = self._kept_tokens(self.true_of, self.true, kept, kept_text)
+        self.est_total, self.true_total = self.totals_after(summary, tail_start, kept, kept_text)
+
+    def kept_messages(self) -> list[Message]:
+        """What the context holds ahead of its summary, in order (kept messages and kept texts)."""
+        return kept_messages(self.session.messages, self.kept, self.kept_text)
+
+    @staticmethod
+    def _kept_tokens(of_index: Callable[[int], int], counts: MessageTokens, kept: tuple[int, ...],
+                     kept_text: tuple[KeptText, ...]) -> int:
+        # a kept text counts as the message it stands for, framing included, like any kept message
+        return sum(map(of_index, kept)) + sum(counts.text(item.content) for item in kept_text)
 
     def snapshot(self, point: str, compactions: int) -> ContextSnapshot:
         shown = set(self.kept)
         pruned = tuple(sorted(i for i in self.pruned if i >= self.live_start or i in shown))
         return ContextSnapshot(point, self.end, self.live_start, self.summary, compactions,
-                               self.est_total, self.true_total, self.kept, pruned)
+                               self.est_total, self.true_total, self.kept, pruned, self.kept_text)

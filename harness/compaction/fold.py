@@ -35,7 +35,6 @@ class Fold:
     send_index: int
     tail: Tail
     text: str | None = None  # the block folded as is (LOOKUP, RECORDED)
-    kept_text: tuple[str, ...] = ()  # RECORDED: kept items folded ahead of `text`, not counted as summary
     ask: SummaryAsk | None = None  # the call that writes the summary (SUMMARIZER)
     request_tokens: int = 0  # true input tokens of the summarizer request (SUMMARIZER, TRUNCATE)
     risks: tuple[Risk, ...] = ()  # found while deciding; reported whatever the fold does
@@ -47,7 +46,7 @@ def prepare(context: LiveContext, config: PolicyConfig, send_index: int, plan: P
     if plan is None:
         return _lookup(context, send_index)
     if isinstance(plan.summary, RecordedSummary):
-        return Fold(RECORDED, send_index, plan.tail, text=plan.summary.text, kept_text=plan.summary.kept_text)
+        return Fold(RECORDED, send_index, plan.tail, text=plan.summary.text)
     if plan.tail.start <= context.live_start:
         return _nothing(context, send_index, "nothing_to_fold", "the tail is the whole live context")
     return _summarize(context, config, send_index, plan, number)
@@ -86,7 +85,7 @@ def _summarize(context: LiveContext, config: PolicyConfig, send_index: int, plan
         return Fold(TRUNCATE, send_index, plan.tail, request_tokens=request_tokens, risks=risks)
     request = SummaryInput(
         context.session.system, context.summary, summary_head(context, first, plan.tail.start, summary),
-        budget, number, first, kept=tuple(context.session.messages[i] for i in context.kept),
+        budget, number, first, kept=tuple(context.kept_messages()),
         split_turn_start=plan.tail.split_turn_start, tools=context.session.tools)
     ask = SummaryAsk(request, summary.appendix, plan.reject_if_larger)
     return Fold(SUMMARIZER, send_index, plan.tail, ask=ask, request_tokens=request_tokens, risks=risks)

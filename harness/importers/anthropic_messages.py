@@ -4,7 +4,7 @@ Maps: `system` (string or text blocks) -> the session system; user `text` blocks
 `tool_result {tool_use_id, content, is_error}` blocks -> results paired by id (placed before the user's own
 text of the same message); assistant `text` -> content, `tool_use {id, name, input}` -> tool calls;
 `thinking` / `redacted_thinking` are left out and counted; images and documents are replaced by a
-placeholder and counted.
+placeholder and counted. The report counts every message by fate (`fates`).
 """
 
 from __future__ import annotations
@@ -80,5 +80,6 @@ def import_anthropic_messages(text: str, path: str, report: ImportReport) -> Ses
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
             role = message.get("role") if isinstance(message, dict) else None
             raise InputError(path, 1, f"{where}.role", f"unknown role {role!r}; expected user or assistant ({EXPECTED})")
+        builder.entry(index)
         add_anthropic_content(builder, message["role"], message.get("content"), where, path, report)
     return builder.build()

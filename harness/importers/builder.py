@@ -3,7 +3,8 @@
 Every importer feeds a builder in source order. The builder places each tool result right after the
 assistant message holding its call (paired by id), gives a call with no result a synthetic
 `[no result recorded]` result, counts a result with no call as skipped, and validates the finished
-session with `harness.session.parse_session`, so an imported file is always a loadable case.
+session with `harness.session.parse_session`, so an imported file is always a loadable case. Importers of
+single-document formats open each source entry (`entry`), so the report counts every entry by fate (`fates`).
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Hashable
 
 from harness.errors import HarnessError, InputError
+from harness.importers.fates import NOTHING_BEFORE, ORPHAN, SYSTEM, EntryLedger
 from harness.importers.redact import Redactor
 from harness.importers.report import NO_RESULT, ImportReport
 from harness.session import Message, Session, ToolCall, message_record, parse_session
@@ -28,6 +30,7 @@ class _Item:
     origin: str = ""
     meta: dict[str, Any] | None = None
     line: int = 0
+    entry: Hashable | None = None  # the source entry it came from (formats that account per entry)
 
 
 class SessionBuilder:
@@ -42,6 +45,26 @@ class SessionBuilder:
         self.items: list[_Item] = []
         self._open_assistant: int | None = None  # index in items of an assistant that may take more calls
         self._call_ids: Counter = Counter()
+        self.ledger = EntryLedger()
+        self._entry: Hashable | None = None
+        self._redacted_at = 0  # report.redacted when the current entry opened
+
+    # -- source entries (single-document formats) ---------------------------------------------
+
+    def entry(self, key: Hashable) -> None:
+        """The items fed from now on come from source entry `key`; its fate is counted when the session is built."""
+        self._close_entry()
+        self.ledger.open(key)
+        self._entry, self._redacted_at = key, self.report.redacted
+
+    def skip_entry(self, fate: str) -> None:
+        """The current entry is not mapped, for the reason `fate` names."""
+        if self._entry is not None:
+            self.ledger.named[self._entry] = fate
+
+    def _close_entry(self) -> None:
+        if self._entry is not None and self.report.redacted > self._redacted_at:
+            self.ledger.redacted.add(self._entry)
 
     # -- adding ---------------------------------------------------------------------------
 
@@ -49,6 +72,8 @@ class SessionBuilder:
         text = self.redact.text(text)
         if self.system is None and not self.items:
             self.system = text
+            if self._entry is not None:
+                self.ledger.named[self._entry] = SYSTEM
         else:  # a later system/developer message: kept in place as a tagged user message
             self.user(text, meta={"source_role": "system"}, line=line)
             self.report.tag("later system message kept as user")
@@ -57,7 +82,7 @@ class SessionBuilder:
              id: str | None = None, line: int = 0) -> None:
         self._open_assistant = None
         self.items.append(_Item("message", Message("user", self.redact.text(text), meta=meta or None, ts=ts,
-                                                   id=id, line=line)))
+                                                   id=id, line=line), entry=self._entry))
 
     def assistant(self, text: str, calls: list[tuple[str, str, dict[str, Any]]] = (), *,
                   usage: dict[str, Any] | None = None, meta: dict[str, Any] | None = None,
@@ -68,7 +93,7 @@ class SessionBuilder:
             self.report.skip("empty assistant message")
             return
         self.items.append(_Item("message", Message("assistant", text, tool_calls, usage=usage, meta=meta or None,
-                                                   ts=ts, id=id, line=line)))
+                                                   ts=ts, id=id, line=line), entry=self._entry))
         self._open_assistant = len(self.items) - 1 if open_for_calls else None
 
     def call(self, call_id: str, name: str, args: dict[str, Any], *, line: int = 0, ts: str | None = None) -> None:
@@ -81,7 +106,7 @@ class SessionBuilder:
                                    usage=old.usage, meta=old.meta, ts=old.ts, id=old.id, line=old.line)
             return
         self.items.append(_Item("message", Message("assistant", "", (self._call(call_id, name, args),), ts=ts,
-                                                   line=line)))
+                                                   line=line), entry=self._entry))
         self._open_assistant = len(self.items) - 1
 
     def result(self, call_id: str, text: str, *, is_error: bool = False, name: str | None = None,
@@ -89,12 +114,12 @@ class SessionBuilder:
         self._open_assistant = None
         self.items.append(_Item("result", Message("tool", self.redact.text(text), tool_call_id=call_id,
                                                   is_error=is_error, name=name, meta=meta or None, ts=ts,
-                                                  line=line), call_id=call_id))
+                                                  line=line), call_id=call_id, entry=self._entry))
 
     def compaction(self, summary: str, origin: str, *, meta: dict[str, Any] | None = None, line: int = 0) -> None:
         self._open_assistant = None
         self.items.append(_Item("compaction", content=self.redact.text(summary), origin=origin,
-                                meta=self.redact.value(meta) if meta else None, line=line))
+                                meta=self.redact.value(meta) if meta else None, line=line, entry=self._entry))
 
     def pending_call_ids(self) -> list[str]:
         """Call ids that no result item has answered yet (for formats whose last call may end the file)."""
@@ -118,10 +143,11 @@ class SessionBuilder:
     # -- finishing ------------------------------------------------------------------------
 
     def build(self) -> Session:
-        results: dict[str, list[Message]] = {}
+        self._close_entry()
+        results: dict[str, list[_Item]] = {}
         for item in self.items:
             if item.kind == "result":
-                results.setdefault(item.call_id, []).append(item.message)
+                results.setdefault(item.call_id, []).append(item)
         messages: list[Message] = []
         records: list[Any] = []
         used_ids: Counter = Counter()
@@ -131,7 +157,9 @@ class SessionBuilder:
             if item.kind == "compaction":
                 if not messages:
                     self.report.skip("compaction record with nothing before it")
+                    self.ledger.item(item.entry, False, why=NOTHING_BEFORE)
                     continue
+                self.ledger.item(item.entry, True)
                 record = {"role": "compaction", "content": item.content, "covers": len(messages),
                           "origin": item.origin}
                 if item.meta:
@@ -139,6 +167,7 @@ class SessionBuilder:
                 records.append(record)
                 continue
             message = item.message
+            self.ledger.item(item.entry, True, tagged=bool((message.meta or {}).get("tag")))
             if message.role != "assistant" or not message.tool_calls:
                 messages.append(message)
                 records.append(("message", message))
@@ -152,7 +181,9 @@ class SessionBuilder:
                 calls.append(ToolCall(new_id, call.name, call.arguments))
                 queue = results.get(call.id) or []
                 if queue:
-                    result = queue.pop(0)
+                    answer = queue.pop(0)
+                    self.ledger.item(answer.entry, True)
+                    result = answer.message
                     answers.append(Message("tool", result.content, tool_call_id=new_id, is_error=result.is_error,
                                            name=result.name or call.name, meta=result.meta, ts=result.ts,
                                            line=result.line))
@@ -167,6 +198,9 @@ class SessionBuilder:
                 messages.append(m)
                 records.append(("message", m))
         orphans = sum(len(queue) for queue in results.values())
+        for queue in results.values():
+            for item in queue:
+                self.ledger.item(item.entry, False, why=ORPHAN)
         if orphans:
             self.report.skip("tool result with no matching call", orphans)
         lines = []
@@ -199,3 +233,5 @@ class SessionBuilder:
         self.report.turns = len(session.turns)
         self.report.tool_calls = sum(len(m.tool_calls) for m in session.messages)
         self.report.compactions = len(session.compactions)
+        for fate, count in self.ledger.fates().items():
+            self.report.fate(fate, count)

@@ -4,7 +4,7 @@ Standard OpenAI chat messages (see openai_chat), with thinking inlined as `<thin
 `meta.thinking` and counted); user noise (interrupt markers, slash commands, task notifications) is kept and
 tagged in `meta.tag` as in the native importer and compactions written as a system message `[compact_boundary] ...` followed by a user message
 holding the summary: that pair becomes one `compaction` line (origin `claude-code`). `phases` is not mapped
-(counted).
+(counted). The report counts every message by fate (`fates`).
 """
 
 from __future__ import annotations
@@ -34,16 +34,20 @@ def import_claude_code_openai(text: str, path: str, report: ImportReport) -> Ses
     index = 0
     while index < len(messages):
         message = check_message(messages[index], index, path, EXPECTED)
+        builder.entry(index)
         content = block_text(message.get("content"), report)
         if message["role"] == "system" and content.lstrip().startswith(BOUNDARY):
             following = messages[index + 1] if index + 1 < len(messages) else None
             if isinstance(following, dict) and following.get("role") == "user":
+                builder.skip_entry("kept (compaction boundary)")
+                builder.entry(index + 1)  # the summary: its entry owns the compaction line
                 summary = block_text(following.get("content"), report)
                 builder.compaction(summary, "claude-code", meta={"boundary": content.strip()})
                 index += 2
                 continue
             report.notes.append(f"messages[{index}]: compact boundary without a summary message after it")
             report.skip("compact boundary without summary")
+            builder.skip_entry("skipped (compact boundary without summary)")
             index += 1
             continue
         tag = noise_tag(content.lstrip()) if message["role"] == "user" and content.strip() else None

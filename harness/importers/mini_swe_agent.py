@@ -6,7 +6,7 @@ message's `extra` (raw responses, timings) is not mapped. The last message may h
 is the output of the submit command, so it becomes the result of a call still waiting for one (else it is
 skipped and counted). Older trajectories without tool calls (text actions in a ```bash block answered by a
 user message) become `bash` tool calls with the following user message as the result.
-The model name comes from the raw responses in `extra`.
+The model name comes from the raw responses in `extra`. The report counts every message by fate (`fates`).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ def import_mini_swe_agent(text: str, path: str, report: ImportReport) -> Session
     for index, message in enumerate(messages):
         message = check_message(message, index, path, EXPECTED,
                                 roles=("system", "user", "assistant", "tool", "exit"))
+        builder.entry(index)
         if "extra" in message:
             extras += 1
             model = _model_of(message["extra"])
@@ -55,6 +56,7 @@ def import_mini_swe_agent(text: str, path: str, report: ImportReport) -> Session
                 waiting_legacy = None
             else:
                 report.skip("exit message")
+                builder.skip_entry("skipped (exit message with no call waiting)")
             continue
         if legacy and role == "assistant":
             content = block_text(message.get("content"), report)

@@ -3,7 +3,8 @@
 Maps: system (first) -> the session system; user -> user; assistant `content` + `tool_calls`
 (`function.arguments` is a JSON string) -> assistant with tool calls; `tool` messages -> results paired by
 `tool_call_id`. Later system/developer messages are kept as tagged user messages. `reasoning_content`
-(DeepSeek, vLLM) is left out and counted. Legacy `function` messages are skipped and counted.
+(DeepSeek, vLLM) is left out and counted. Legacy `function` messages are skipped and counted. The report counts
+every message by fate (`fates`).
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ def add_openai_message(builder: SessionBuilder, message: dict[str, Any], index: 
         builder.result(call_id, text, name=message.get("name"))
     else:  # function
         report.skip("legacy function message")
+        builder.skip_entry("skipped (legacy function message)")
 
 
 def _thinking_out(text: str, builder: SessionBuilder, report: ImportReport) -> tuple[str, dict[str, Any] | None]:
@@ -101,5 +103,6 @@ def import_openai_chat(text: str, path: str, report: ImportReport) -> Session:
     builder = SessionBuilder(path, report)
     for index, message in enumerate(messages):
         check_message(message, index, path)
+        builder.entry(index)
         add_openai_message(builder, message, index, path, report)
     return builder.build()

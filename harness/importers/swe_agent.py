@@ -8,7 +8,7 @@ Legacy text actions: an assistant message with an `action` becomes an assistant 
 `thought` with a `bash` tool call `{"command": <action>}`; the next user message is the observation and becomes
 its result. When the history ends before the last action's observation (typically `submit`), the observation
 recorded in `trajectory` for that step is used. Newer trajectories with `tool_calls` and `role: tool` are
-mapped as OpenAI chat.
+mapped as OpenAI chat. The report counts every history message and trajectory step by fate (`fates`).
 """
 
 from __future__ import annotations
@@ -34,8 +34,10 @@ def import_swe_agent(text: str, path: str, report: ImportReport) -> Session:
     actions = 0
     for index, message in enumerate(document["history"]):
         message = check_message(message, index, path, EXPECTED, roles=("system", "user", "assistant", "tool"))
+        builder.entry(("history", index))
         if message.get("agent", "primary") != "primary":
             report.skip(f"message of agent {message.get('agent')!r}")
+            builder.skip_entry("skipped (another agent's message)")
             continue
         role = message["role"]
         content = block_text(message.get("content"), report)
@@ -62,14 +64,24 @@ def import_swe_agent(text: str, path: str, report: ImportReport) -> Session:
             waiting = None
             continue
         add_openai_message(builder, message, index, path, report)
-    if waiting:
-        step = trajectory[actions - 1] if len(trajectory) >= actions else None
-        if isinstance(step, dict) and isinstance(step.get("observation"), str):
-            builder.result(waiting, step["observation"], meta={"from": "trajectory"})
-            report.tag("last observation taken from trajectory")
-    if trajectory:
-        report.skip("trajectory steps (duplicate the history; not mapped)", len(trajectory))
+    _trajectory_steps(builder, trajectory, waiting, actions, report)
     info = document.get("info") if isinstance(document.get("info"), dict) else {}
     if info.get("exit_status"):
         report.notes.append(f"exit status: {info['exit_status']}")
     return builder.build()
+
+
+def _trajectory_steps(builder: SessionBuilder, trajectory: list, waiting: str | None, actions: int,
+                      report: ImportReport) -> None:
+    """Each step of `trajectory`: the last action's observation when the history ends before it, else a
+    duplicate of the history (skipped, counted)."""
+    last = actions - 1 if waiting and len(trajectory) >= actions else None
+    for index, step in enumerate(trajectory):
+        builder.entry(("trajectory", index))
+        if index == last and isinstance(step, dict) and isinstance(step.get("observation"), str):
+            builder.result(waiting, step["observation"], meta={"from": "trajectory"})
+            report.tag("last observation taken from trajectory")
+        else:
+            builder.skip_entry("skipped (trajectory step, duplicates the history)")
+    if trajectory:
+        report.skip("trajectory steps (duplicate the history; not mapped)", len(trajectory))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import AbstractSet, Callable, Iterator, NamedTuple
 
 from harness.errors import HarnessError
+from harness.kept_items import KeptText
 from harness.session import Session, Turn
 
 MODES = ("read_write", "lookup", "off")
@@ -107,6 +108,7 @@ class Tail:
     truncated_to_step: bool  # the tail starts inside a turn: that turn's user message is in the head
     split_turn_start: int | None = None  # the turn the tail splits opens here: its prefix is in the head (pi)
     kept_head: tuple[int, ...] = ()  # messages kept verbatim ahead of the new summary (codex: user messages)
+    kept_text: tuple[KeptText, ...] = ()  # kept items with no message of their own, at their slots (recorded)
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,6 @@ class RecordedSummary:
     """A summary folded as it was recorded: no model call, no harness header (the `recorded` policy)."""
 
     text: str
-    kept_text: tuple[str, ...] = ()  # kept items with no message of their own, folded ahead of `text`
 
 
 @dataclass(frozen=True)

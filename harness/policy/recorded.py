@@ -4,8 +4,8 @@
   session, the context becomes `system + kept + that summary + messages[covers:]`, exactly as the agent had it.
   `kept` is what the transcript kept beside the summary: for a Codex `compacted` record every item of its
   `replacement_history` (developer and user messages, shown ahead of the summary in their order, as Codex sends
-  them); an item that matches no message is kept as text ahead of the summary, not counted as summary; for
-  Claude Code nothing.
+  them); an item that matches no message stays a kept message of its own at its place in that order
+  (`harness.kept_items`), counted in the context, not in the summary; for Claude Code nothing.
 - `AtRecordedPoints` wraps any other policy: its trigger is off and it compacts at the very same points, with
   either the recorded tail (`tail="recorded"`: same head, same kept messages) or its own tail (`tail="policy"`),
   and a summary budget equal to the recorded summary's token count unless a budget is given, so the two
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from harness.errors import HarnessError
+from harness.kept_items import KeptText
 from harness.policy.base import (ContextView, ModelSummary, Plan, Policy, PolicyConfig, RecordedSummary, SendPoint,
                                  Tail)
 from harness.session import CompactionRecord, Session
@@ -39,7 +40,7 @@ class RecordedPoint:
     summary: str  # the recorded summary, nothing else: its size is the budget ours gets
     kept: tuple[int, ...]  # messages kept verbatim ahead of the summary, in the kept history's order (Codex)
     origin: str
-    kept_text: tuple[str, ...] = ()  # kept items that match no message: shown ahead of the summary, not part of it
+    kept_text: tuple[KeptText, ...] = ()  # kept items that match no message: kept messages of their own, not summary
 
 
 def kept_items(record: CompactionRecord) -> list[dict]:
@@ -60,8 +61,9 @@ def _same_item(item: dict, message) -> bool:
     return message.role == role and source is None
 
 
-def kept_indices(session: Session, record: CompactionRecord) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """The Codex replacement history as message indices, in its order, and the texts of items that match none.
+def kept_indices(session: Session, record: CompactionRecord) -> tuple[tuple[int, ...], tuple[KeptText, ...]]:
+    """The Codex replacement history as message indices, in its order, and the items that match none, each
+    with its slot in that order.
 
     Codex also puts the summary itself in the replacement history as a user message: that one is the summary,
     not a kept message. Each kept item matches the latest not yet used message before `covers` with the same
@@ -71,13 +73,15 @@ def kept_indices(session: Session, record: CompactionRecord) -> tuple[tuple[int,
              if not (i.get("role") == "user" and summary and summary in str(i.get("content", "")))]
     used: set[int] = set()
     found: list[int] = []
-    unmatched: list[str] = []
+    unmatched: list[KeptText] = []
     messages = session.messages
     for item in items:
         match = next((i for i in range(record.covers - 1, -1, -1)
                       if i not in used and _same_item(item, messages[i])), None)
         if match is None:
-            unmatched.append(str(item.get("content", "")))
+            role = item.get("role")
+            unmatched.append(KeptText(len(found) + len(unmatched), role if isinstance(role, str) else None,
+                                      str(item.get("content", ""))))
         else:
             used.add(match)
             found.append(match)
@@ -88,7 +92,7 @@ def recorded_points(session: Session) -> tuple[RecordedPoint, ...]:
     points = []
     for number, record in enumerate(sorted(session.compactions, key=lambda c: c.position), start=1):
         kept, unmatched = kept_indices(session, record)
-        # A kept item we cannot place stays in the context ahead of the summary, never dropped nor counted as it.
+        # A kept item we cannot place stays in the context as a message of its own, never dropped nor summary.
         points.append(RecordedPoint(number, record.position, record.covers, record.content, kept, record.origin,
                                     unmatched))
     return tuple(points)
@@ -105,11 +109,11 @@ def points_by_position(session: Session) -> dict[int, tuple[RecordedPoint, ...]]
 
 
 def recorded_plan(point: RecordedPoint) -> Plan:
-    return Plan(recorded_tail(point), RecordedSummary(point.summary, point.kept_text))
+    return Plan(recorded_tail(point), RecordedSummary(point.summary))
 
 
 def recorded_tail(point: RecordedPoint) -> Tail:
-    return Tail(point.covers, 0, 0, False, kept_head=point.kept)
+    return Tail(point.covers, 0, 0, False, kept_head=point.kept, kept_text=point.kept_text)
 
 
 @dataclass

@@ -9,7 +9,7 @@ every record of the document lives here, by design: splitting it would scatter t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping, TypedDict, TypeVar
 
 SCHEMA_VERSION = 1
@@ -343,11 +343,26 @@ class ContextRecord(_Flat):
     est_tokens: int
     true_tokens: int
     summary: str | None
+    # kept items with no message of their own (a recorded Codex compaction): [slot, role, content], apart from
+    # the summary; written only when there are some, so other case files keep their exact keys
+    kept_text: tuple[tuple[int, str | None, str], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        if not self.kept_text:
+            del data["kept_text"]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ContextRecord:
+        record = super().from_json(data)
+        return replace(record, kept_text=tuple(tuple(item) for item in record.kept_text))
 
     @classmethod
     def from_snapshot(cls, snapshot: Any) -> ContextRecord:
         return cls(snapshot.end, snapshot.live_start, tuple(snapshot.kept), snapshot.compactions,
-                   snapshot.est_tokens, snapshot.true_tokens, snapshot.summary)
+                   snapshot.est_tokens, snapshot.true_tokens, snapshot.summary,
+                   tuple(tuple(item) for item in snapshot.kept_text))
 
 
 @dataclass(frozen=True)
