@@ -44,6 +44,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     grading.set_defaults(func=grade_command)
     drafting = cases_commands.add_parser("probe-draft", help="propose draft probes from a case's session")
     drafting.add_argument("case", metavar="CASE", help="a case folder")
+    drafting.add_argument("--show-dropped", action="store_true",
+                          help="also print the candidates that failed the drafter's checks, each with its reason")
     drafting.set_defaults(func=probe_draft_command)
 
 
@@ -106,8 +108,9 @@ def import_command(args: argparse.Namespace) -> int:
 
 
 def probe_draft_command(args: argparse.Namespace) -> int:
-    from harness.importers import draft_probes
+    from harness.cases.drafts import review_drafts
     from harness.render.cases import show_probe_drafts
 
-    show_probe_drafts(args.case, draft_probes(args.case))
+    kept, dropped = review_drafts(args.case)
+    show_probe_drafts(args.case, kept, dropped if args.show_dropped else None, len(dropped))
     return 0

@@ -53,9 +53,18 @@ def show_import(toml_path: Path, report: ImportReport) -> None:
               f"(`compaction-harness cases probe-draft {toml_path.parent}` proposes drafts)", markup=False)
 
 
-def show_probe_drafts(case: str, probes: list[dict[str, Any]]) -> None:
-    """The drafts as TOML to review and append, under a header that says so."""
+def show_probe_drafts(case: str, probes: list[dict[str, Any]], dropped: list[dict[str, Any]] | None = None,
+                      dropped_count: int = 0) -> None:
+    """The drafts as TOML to review and append, under a header that says so; `dropped` (--show-dropped) after
+    them, each with the check it failed."""
     print(f"# {len(probes)} DRAFT probes for {case}: review each (question, expected facts, planted_at), "
           f"then remove `draft = true` and append it to case.toml")
+    if dropped_count:
+        print(f"# {dropped_count} more candidates failed the drafter's checks (expected items in the planted "
+              f"message, accept/reject examples, the builtin answerer on the full history)"
+              + ("; they follow the sound ones, each under `# dropped:`" if dropped else "; --show-dropped lists them"))
     if probes:
         print(render_probes(probes), end="")
+    if dropped:
+        print("\n# ---- dropped candidates (they fail a check; each still `draft = true`) ----")
+        print(render_probes(dropped), end="")

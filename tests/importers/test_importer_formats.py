@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import HarnessError, InputError
+from harness.cases.drafts import review_drafts
 from harness.importers import FORMATS, detect, draft_probes, import_transcript, render_probes, write_case
 from harness.importers.report import NO_RESULT
 from harness.session import dumps_session, message_text, parse_session, read_session
@@ -271,13 +272,15 @@ def test_write_case_and_draft_probes(tmp_path):
         write_case(out, session, report, meta)
 
     drafts = draft_probes(out)
-    kinds = {p["kind"] for p in drafts}
+    kept, dropped = review_drafts(out)
+    assert kept == drafts and all(p["dropped"] for p in dropped)
+    kinds = {p["kind"] for p in kept + dropped}  # a candidate failing its checks is dropped, with its reason
     assert {"goal", "artifact", "constraint", "continuation"} <= kinds
     assert all(p["draft"] is True for p in drafts)
     assert any(p["all"] == ["parser.py"] for p in drafts if p["kind"] == "artifact")
     for probe in drafts:
         seen = "\n".join(message_text(m) for m in session.messages[:probe["planted_at"] + 1])
-        assert all(item in seen for item in probe["all"]), probe
+        assert all(any(a in seen for a in ([item] if isinstance(item, str) else item)) for item in probe["all"]), probe
     parsed = tomllib.loads(render_probes(drafts))["probe"]
     assert [p["id"] for p in parsed] == [p["id"] for p in drafts]
 
