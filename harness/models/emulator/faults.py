@@ -45,4 +45,4 @@ FAULT_CODES = MappingProxyType({"compaction_unavailable": "compaction_unavailabl
 
 def fault_error(fault: Fault) -> EmulatorError:
     status, kind, message = STATUS_FAULTS[fault.kind]
-    return EmulatorError(status, kind, message, fault.retry_after, FAULT_CODES.get(fault.kind))
+    return EmulatorError(status, kind, message, fault.retry_after, code=FAULT_CODES.get(fault.kind))
