@@ -125,6 +125,10 @@ class RunPlan:
     specs: tuple[tuple[str, ModelSpec], ...]
     prices: Mapping[str, Any] | None
     cassette_root: Path | None = None  # RUN_CASSETTES resolved against the run's folder
+    answerer_window_tokens: int | None = None  # None: the case's window (the builtin, a custom server)
+    # Shared per spec across the run's cases: a transport (e.g. one rate-limited emulator) and a rate limiter.
+    transports: tuple[tuple[str, Any], ...] = ()
+    limiters: tuple[tuple[str, Any], ...] = ()
 
     @property
     def cassettes(self) -> Path:
@@ -135,10 +139,6 @@ class RunPlan:
         if self.config.cassettes != RUN_CASSETTES:
             return self
         return replace(self, cassette_root=folder / "cassettes")
-    answerer_window_tokens: int | None = None  # None: the case's window (the builtin, a custom server)
-    # Shared per spec across the run's cases: a transport (e.g. one rate-limited emulator) and a rate limiter.
-    transports: tuple[tuple[str, Any], ...] = ()
-    limiters: tuple[tuple[str, Any], ...] = ()
 
     def spec(self, text: str) -> ModelSpec:
         return dict(self.specs)[text]
