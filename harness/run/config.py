@@ -201,7 +201,8 @@ def plan_run(config: RunConfig | RunPlan) -> RunPlan:
     prices = _check_price(config, parsed[config.summarizer_spec])
     for spec in parsed:
         _check_key(spec, config)
-    return RunPlan(config, tuple(parsed.items()), prices, _model_window(config, parsed[config.answerer_spec]),
+    return RunPlan(config, tuple(parsed.items()), prices,
+                   answerer_window_tokens=_model_window(config, parsed[config.answerer_spec]),
                    limiters=_limiters(config, parsed))
 
 
