@@ -181,7 +181,8 @@ def test_repeats_collapse_to_a_majority_and_pair_with_the_baseline(cases, tmp_pa
     from harness.run.matrix import run_cases
 
     repeated = tmp_path / "rep"
-    run_cases(discover(cases), RunConfig(), RunFolder(repeated), run_id="rep", repeat=3)
+    # the baseline's configuration (run() widens the answerer), so the config check has nothing to name
+    run_cases(discover(cases), RunConfig(answerer_window=1000000), RunFolder(repeated), run_id="rep", repeat=3)
     assert len(read_run(repeated)["cases"]) == 9
     assert main(["gate", str(repeated), "--baseline", str(baseline)]) == 0
 

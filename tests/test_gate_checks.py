@@ -28,8 +28,21 @@ def cases(tmp_path):
     return root
 
 
-def run(cases, out, *extra, code=0):
-    assert main(["run", "--cases-dir", str(cases), "--out", str(out), "--json", *extra]) == code
+def run(cases, out, *extra):
+    assert main(["run", "--cases-dir", str(cases), "--out", str(out), "--json", *extra]) == 0
+    return out
+
+
+def errored_run(cases, out):
+    # `run` refuses a bad case before any work (preflight, exit 2); the library still runs the others and
+    # records the bad case as an error, which is the run gate must name
+    from harness.cases import discover
+    from harness.results.folder import RunFolder
+    from harness.run.config import RunConfig
+    from harness.run.matrix import run_cases
+
+    record = run_cases(discover(cases), RunConfig(), RunFolder(out), run_id="broken")
+    assert record["cases"]["two"]["status"] == "error"
     return out
 
 
@@ -42,7 +55,7 @@ def baseline_of(run_folder, tmp_path, *extra):
 def test_gate_names_the_case_that_errored(cases, tmp_path, capsys):
     baseline = baseline_of(run(cases, tmp_path / "base"), tmp_path)
     (cases / "two" / "session.jsonl").write_text('{"role": "user", "content": "x"}\n{"role": "robot"}\n')
-    broken = run(cases, tmp_path / "broken", code=1)
+    broken = errored_run(cases, tmp_path / "broken")
     capsys.readouterr()
     assert main(["gate", str(broken), "--baseline", str(baseline)]) == 2
     error = capsys.readouterr().err
@@ -52,7 +65,7 @@ def test_gate_names_the_case_that_errored(cases, tmp_path, capsys):
 
 def test_update_baseline_refuses_errored_cases_unless_allowed(cases, tmp_path, capsys):
     (cases / "two" / "session.jsonl").write_text('{"role": "robot"}\n')
-    broken = run(cases, tmp_path / "broken", code=1)
+    broken = errored_run(cases, tmp_path / "broken")
     capsys.readouterr()
     path = tmp_path / "baseline.json"
     assert main(["gate", str(broken), "--baseline", str(path), "--update-baseline"]) == 2

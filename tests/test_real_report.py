@@ -92,4 +92,5 @@ def test_run_pool_selects_the_pool_and_refuses_an_empty_selection(tmp_path, caps
     document = json.loads(capsys.readouterr().out)
     assert set(document["aggregates"]["by_pool"]) == {"real"}
     assert main([*base, "--cases", "edge-manual-compaction", "--pool", "real", "--out", str(tmp_path / "e")]) == 2
-    assert "no case of pool real" in capsys.readouterr().err
+    # run's --pool is the shared one (harness.cli.options): it names the pool and the pools it did find
+    assert "--pool real: none of the 1 selected cases is in it (their pools: edge)" in capsys.readouterr().err
