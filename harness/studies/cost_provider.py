@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from harness.chat import chat_message
+from harness.compaction.summarizer import SummaryInput
 from harness.models.anthropic import usage_from
 from harness.models.base import ChatMessage, ModelRequest, Usage
 from harness.models.emulator.cache import AnthropicCacheResult
@@ -100,6 +101,6 @@ def price_provider_fold(world: CacheWorld, track: ProviderTrack, build: Callable
     return ProviderFold(usage, world.send(after(track), at))
 
 
-def history_of(fold_input) -> tuple[list[ChatMessage], list[ChatMessage]]:
+def history_of(fold_input: SummaryInput) -> tuple[list[ChatMessage], list[ChatMessage]]:
     """The policy's kept messages and the head, as chat messages."""
     return [chat_message(m) for m in fold_input.kept], [chat_message(m) for m in fold_input.head]
