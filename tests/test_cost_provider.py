@@ -131,3 +131,8 @@ def test_provider_break_even_is_on_the_whole_price():
     assert figures["break_even_ratio_whole"] == pytest.approx((1.0 + 0.5 - 0.6) / 0.5)
     assert figures["break_even_ratio"] == pytest.approx(2.0)
     assert figures["cheaper_whole"] and figures["saving_whole_usd"] == pytest.approx(0.4)
+
+
+def test_a_model_without_provider_compaction_gets_no_such_shape():
+    row = price_session(hand_case(), [hand_fold()], "builtin", [], load_prices())[0]
+    assert [b.shape for b in row.shapes] == ["cache-on", "cache-off", "tools-dropped", "fresh"]

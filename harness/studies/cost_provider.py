@@ -36,8 +36,9 @@ from harness.studies.cache_world import CacheWorld, Sent, agent_request
 SHAPES = {"anthropic": "anthropic-compact", "openai": "openai-compact"}
 
 
-def shape_for(provider: str) -> str:
-    return SHAPES[provider]
+def shape_for(provider: str) -> str | None:
+    """The provider compaction shape of a model's provider; None where there is none (the builtin)."""
+    return SHAPES.get(provider)
 
 
 @dataclass

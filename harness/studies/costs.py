@@ -133,20 +133,22 @@ def price_session(case: Case, folds: list[Fold], model: str, alternatives: list[
         resolve(alt, prices)
     replay = Replay(case, bare(model), ttl, digests or Digests(), world_class)
     provider = shape_for(row.provider)
-    worlds = {name: replay.world(name, row.provider) for name in (*SUMMARY_SHAPES, provider, "session")}
-    track = ProviderTrack(row.provider)  # the provider shape's own context, carried from fold to fold
+    names = (*SUMMARY_SHAPES, *([provider] if provider else []), "session")
+    worlds = {name: replay.world(name, row.provider) for name in names}
+    # the provider shape's own context, carried from fold to fold (none for a provider without compaction)
+    track = ProviderTrack(row.provider) if provider else None
     long_ttl = row.provider == "anthropic" and ttl == "1h"
     return [price_fold(replay, worlds, track, fold, model, alternatives, prices, long_ttl) for fold in folds]
 
 
-def price_fold(replay: Replay, worlds: dict[str, CacheWorld], track: ProviderTrack, fold: Fold, model: str,
-               alternatives: list[str], prices: PriceTable, long_ttl: bool) -> EventCost:
+def price_fold(replay: Replay, worlds: dict[str, CacheWorld], track: ProviderTrack | None, fold: Fold,
+               model: str, alternatives: list[str], prices: PriceTable, long_ttl: bool) -> EventCost:
     request = replay_input(fold.summary_input, replay.tools)
     output = _tokens.count(fold.summary_text)
-    provider = shape_for(track.provider)
+    provider = shape_for(track.provider) if track else None
     last_agent = None
     for name, world in worlds.items():  # the agent's own sends warmed the cache (each world sees them)
-        build = _provider_agent(replay, track, request.head_start) if name == provider else \
+        build = _provider_agent(replay, track, request.head_start) if track and name == provider else \
             _agent(replay, request.previous_summary, request.head_start)
         last_agent = warm(world, replay, build, fold.sends)
     at = replay.at(fold.send_index)  # compaction fires at the next send
@@ -154,18 +156,21 @@ def price_fold(replay: Replay, worlds: dict[str, CacheWorld], track: ProviderTra
     for shape, kind in SUMMARY_SHAPES.items():
         call = replace(summary_request(request, replay.model, shape=kind, cache=True), cache_ttl=replay.ttl)
         sent[shape] = worlds[shape].send(call, at)
-    provided = _provider_fold(replay, worlds[provider], track, fold, request, output, at)
+    provided = _provider_fold(replay, worlds[provider], track, fold, request, output, at) if track else None
     bill = (lambda shape, name, usage: billed(shape, name, usage, prices, long_ttl=long_ttl))
     on = bill("cache-on", model, Usage(*sent["cache-on"], output))
     off = bill("cache-off", model, Usage(on.input_tokens, 0, 0, output))
     # no shared cache: all of it is new input (sent without breakpoints, so nothing is written either)
     alts = [bill(f"alt:{alt}", alt, Usage(on.input_tokens, 0, 0, output)) for alt in alternatives]
     summaries = [on, off, bill("tools-dropped", model, Usage(*sent["tools-dropped"], output)), *alts,
-                 bill("fresh", model, Usage(*sent["fresh"], output)), bill(provider, model, provided.call)]
+                 bill("fresh", model, Usage(*sent["fresh"], output))]
+    if provided is not None:
+        summaries.append(bill(provider, model, provided.call))
     after = replay.request(summary_block(fold.summary_text, fold.number), fold.tail_start, fold.send_index)
     firsts = {shape: worlds[shape].send(after, at) for shape in SUMMARY_SHAPES}
     firsts["session"] = worlds["session"].send(after, at)  # an alternative summarizer leaves this cache alone
-    firsts[provider] = provided.first
+    if provided is not None:
+        firsts[provider] = provided.first
     uncompacted = worlds["session"].send(replay.request(request.previous_summary, request.head_start,
                                                         fold.send_index), at)
     first_rows = []
