@@ -54,7 +54,8 @@ def test_openai_row_matches_a_hand_computation(case, folds):
     assert off.usd == pytest.approx((len(parts) * 1.25 + output * 10) / 1e6, rel=1e-9)
     alt = row.shape("alt:openai:gpt-5-mini")
     assert (alt.cached_input_tokens, alt.usd) == (0, pytest.approx((len(parts) * 0.25 + output * 2) / 1e6))
-    assert [b.shape for b in row.shapes] == ["cache-on", "cache-off", "tools-dropped", "alt:openai:gpt-5-mini", "fresh"]
+    assert [b.shape for b in row.shapes] == ["cache-on", "cache-off", "tools-dropped", "alt:openai:gpt-5-mini", "fresh",
+                                             "openai-compact"]
     assert {b.source for b in row.shapes} == {"modelled"}
 
 
@@ -138,14 +139,16 @@ def test_unknown_model_is_a_one_line_price_error(capsys):
     assert capsys.readouterr().err.count("\n") == 1
 
 
-def test_cost_command_prints_five_shapes_for_both_providers(tmp_path, capsys):
+def test_cost_command_prints_six_shapes_for_both_providers(tmp_path, capsys):
     markdown, plot = tmp_path / "cost.md", tmp_path / "cost.png"
     assert main(["cost", "--cases", CASE, "--json", "--markdown", str(markdown), "--plot", str(plot)]) == 0
     result = json.loads(capsys.readouterr().out)
     providers = {m["model"].split(":")[0] for m in result["models"]}
     assert providers == {"anthropic", "openai"}
     for summary in result["models"]:
-        assert len(summary["shapes"]) == 5
+        provider = summary["model"].split(":")[0] + "-compact"
+        assert list(summary["shapes"])[-1] == provider and len(summary["shapes"]) == 6
+        assert set(summary["provider_compaction"]) == {provider}
         (alt,) = summary["alternatives"].values()
         assert alt["price_ratio"] < 1 and alt["break_even_ratio"] < 1
     assert "![cost per compaction by request shape](cost.png)" in markdown.read_text()

@@ -28,6 +28,14 @@ def break_even_sentence(model: str, alt: str, a: dict[str, Any]) -> str:
             f"call alone): {verdict} by {dollars(abs(a['saving_whole_usd']), 4)} in total; {flip_text}")
 
 
+def provider_sentence(model: str, shape: str, a: dict[str, Any]) -> str:
+    verdict = "cheaper" if a["cheaper_whole"] else "dearer"
+    return (f"{shape} against {model} with its cache, on the whole price: {verdict} by "
+            f"{dollars(abs(a['saving_whole_usd']), 4)} in total; it breaks even if its call is billed at "
+            f"{_ratio(a['break_even_ratio_whole'])} the model's listed rates ({_ratio(a['break_even_ratio'])} on "
+            f"the call alone; compaction assumed billed at those rates)")
+
+
 def _ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}x"
 
@@ -76,6 +84,8 @@ def markdown(result: dict[str, Any], plot: str | None = None) -> str:
         lines.append("")
         for alt, a in summary["alternatives"].items():
             lines.append(f"- {alt}: {break_even_sentence(summary['model'], alt, a)}")
+        for shape, a in summary.get("provider_compaction", {}).items():
+            lines.append(f"- {provider_sentence(summary['model'], shape, a)}")
         lines.append("")
     if plot:
         lines += [f"![cost per compaction by request shape]({plot})", ""]
@@ -94,6 +104,8 @@ def print_study(result: dict[str, Any]) -> None:
         out.print(table)
         for alt, a in summary["alternatives"].items():
             out.print(f"  {alt}: {break_even_sentence(summary['model'], alt, a)}")
+        for shape, a in summary.get("provider_compaction", {}).items():
+            out.print(f"  {provider_sentence(summary['model'], shape, a)}")
 
 
 def show_study(result: dict[str, Any], *, plot: str | None = None, markdown_path: str | None = None,

@@ -6,7 +6,9 @@ from harness.models.pricing import bare
 
 SHAPE_TITLES = {"cache-on": "same model, cache on", "cache-off": "same model, cache off",
                 "tools-dropped": "same model, tools dropped (prefix broken)",
-                "fresh": "fresh prompt (prefix broken)"}
+                "fresh": "fresh prompt (prefix broken)",
+                "openai-compact": "provider compaction (/responses/compact)",
+                "anthropic-compact": "provider compaction (explicit compaction request)"}
 
 
 def shape_title(shape: str) -> str:

@@ -189,12 +189,28 @@ def alternative_figures(same: ModelPrice, on: dict[str, Any], off: dict[str, Any
     }
 
 
+def provider_figures(on: dict[str, Any], provider: dict[str, Any]) -> dict[str, Any]:
+    """Provider compaction against the same model with its cache, on the whole price. Its break-even ratio is
+    how many times the listed rates its call could be billed at before it costs the whole price of the
+    same-model call (compaction is assumed billed at the model's rates; no separate price is published)."""
+    first_on = on.get("first_request", {}).get("usd", 0.0)
+    first_provider = provider.get("first_request", {}).get("usd", 0.0)
+    whole_on, whole_provider = on.get("whole_usd", on["usd"]), provider.get("whole_usd", provider["usd"])
+    return {"break_even_ratio": _round(break_even(on["usd"], provider["usd"])),
+            "break_even_ratio_whole": _round(break_even(on["usd"], provider["usd"], first_on, first_provider)),
+            "cheaper": provider["usd"] < on["usd"], "saving_usd": round(on["usd"] - provider["usd"], 6),
+            "cheaper_whole": whole_provider < whole_on, "saving_whole_usd": round(whole_on - whole_provider, 6)}
+
+
 def model_summary(model: str, rows: list[EventCost], sessions: int, prices: PriceTable) -> dict[str, Any]:
     shape_totals = totals(rows, sessions)
     same = resolve(model, prices)
     on, off = shape_totals.get("cache-on"), shape_totals.get("cache-off")
     alternatives = {t["model"]: alternative_figures(same, on, off, t, prices) for shape, t in shape_totals.items()
                     if shape.startswith("alt:") and on is not None and off is not None}
+    provider = {shape: provider_figures(on, t) for shape, t in shape_totals.items()
+                if shape.endswith("-compact") and on is not None}
     return {"model": model, "compactions": len(rows), "sessions": sessions, "shapes": shape_totals,
             "cache_hit_rate": on["cache_hit_rate"] if on else None, "alternatives": alternatives,
+            "provider_compaction": provider,
             "cold_cache_compactions": sum(r.cold for r in rows)}

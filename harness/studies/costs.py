@@ -1,4 +1,4 @@
-"""The cost of compaction (EVALUATION.md): the summarizer call in five request shapes per compaction, plus the
+"""The cost of compaction (EVALUATION.md): the summarizer call in six request shapes per compaction, plus the
 first request after it, against the uncompacted request.
 
 Every compaction of the chosen cases (default policy, the builtin summarizer writing the summary text) is
@@ -10,6 +10,8 @@ priced as summarizer requests built with `harness.compaction.summarizer.summary_
   tools-dropped  the same model and history, the tool definitions left out: the prefix breaks at its start
   alt:MODEL      a cheaper model: no cache is shared with the session, the whole history is new input
   fresh          the same model under a summarizer system prompt: the prefix breaks, and with it the cache hit
+  openai-compact / anthropic-compact
+                 the provider's own compaction (harness.studies.cost_provider), with its own context after it
 
 Then the agent's first request after the compaction (tools, system, the new summary, the tail) is sent in
 the same cache: the summary and tail have never been cached, so that request writes them. Its price belongs
@@ -26,7 +28,7 @@ builtin summary's length for every shape.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Callable
 
 from harness.cases.schema import Case
 from harness.chat import chat_message
@@ -41,6 +43,8 @@ from harness.studies.cache_world import CacheWorld, agent_request, send_times, t
 from harness.studies.cost_measured import measured
 from harness.studies.cost_totals import (Billed, EventCost, billed, break_even, flip_hit_rate, model_summary,
                                          totals)
+from harness.studies.cost_provider import (ProviderFold, ProviderTrack, history_of, price_provider_fold,
+                                           shape_for)
 from harness.studies.digests import Digests
 
 __all__ = ["Billed", "CacheWorld", "EventCost", "agent_request", "break_even", "flip_hit_rate", "folds_of",
@@ -128,23 +132,31 @@ def price_session(case: Case, folds: list[Fold], model: str, alternatives: list[
     for alt in alternatives:
         resolve(alt, prices)
     replay = Replay(case, bare(model), ttl, digests or Digests(), world_class)
-    worlds = {name: replay.world(name, row.provider) for name in (*SUMMARY_SHAPES, "session")}
+    provider = shape_for(row.provider)
+    names = (*SUMMARY_SHAPES, *([provider] if provider else []), "session")
+    worlds = {name: replay.world(name, row.provider) for name in names}
+    # the provider shape's own context, carried from fold to fold (none for a provider without compaction)
+    track = ProviderTrack(row.provider) if provider else None
     long_ttl = row.provider == "anthropic" and ttl == "1h"
-    return [price_fold(replay, worlds, fold, model, alternatives, prices, long_ttl) for fold in folds]
+    return [price_fold(replay, worlds, track, fold, model, alternatives, prices, long_ttl) for fold in folds]
 
 
-def price_fold(replay: Replay, worlds: dict[str, CacheWorld], fold: Fold, model: str, alternatives: list[str],
-               prices: PriceTable, long_ttl: bool) -> EventCost:
+def price_fold(replay: Replay, worlds: dict[str, CacheWorld], track: ProviderTrack | None, fold: Fold,
+               model: str, alternatives: list[str], prices: PriceTable, long_ttl: bool) -> EventCost:
     request = replay_input(fold.summary_input, replay.tools)
     output = _tokens.count(fold.summary_text)
+    provider = shape_for(track.provider) if track else None
     last_agent = None
-    for world in worlds.values():  # the agent's own sends warmed the cache (each world sees them)
-        last_agent = warm(world, replay, request.previous_summary, request.head_start, fold.sends)
+    for name, world in worlds.items():  # the agent's own sends warmed the cache (each world sees them)
+        build = _provider_agent(replay, track, request.head_start) if track and name == provider else \
+            _agent(replay, request.previous_summary, request.head_start)
+        last_agent = warm(world, replay, build, fold.sends)
     at = replay.at(fold.send_index)  # compaction fires at the next send
     sent = {}
     for shape, kind in SUMMARY_SHAPES.items():
         call = replace(summary_request(request, replay.model, shape=kind, cache=True), cache_ttl=replay.ttl)
         sent[shape] = worlds[shape].send(call, at)
+    provided = _provider_fold(replay, worlds[provider], track, fold, request, output, at) if track else None
     bill = (lambda shape, name, usage: billed(shape, name, usage, prices, long_ttl=long_ttl))
     on = bill("cache-on", model, Usage(*sent["cache-on"], output))
     off = bill("cache-off", model, Usage(on.input_tokens, 0, 0, output))
@@ -152,9 +164,13 @@ def price_fold(replay: Replay, worlds: dict[str, CacheWorld], fold: Fold, model:
     alts = [bill(f"alt:{alt}", alt, Usage(on.input_tokens, 0, 0, output)) for alt in alternatives]
     summaries = [on, off, bill("tools-dropped", model, Usage(*sent["tools-dropped"], output)), *alts,
                  bill("fresh", model, Usage(*sent["fresh"], output))]
+    if provided is not None:
+        summaries.append(bill(provider, model, provided.call))
     after = replay.request(summary_block(fold.summary_text, fold.number), fold.tail_start, fold.send_index)
     firsts = {shape: worlds[shape].send(after, at) for shape in SUMMARY_SHAPES}
     firsts["session"] = worlds["session"].send(after, at)  # an alternative summarizer leaves this cache alone
+    if provided is not None:
+        firsts[provider] = provided.first
     uncompacted = worlds["session"].send(replay.request(request.previous_summary, request.head_start,
                                                         fold.send_index), at)
     first_rows = []
@@ -171,24 +187,47 @@ def price_fold(replay: Replay, worlds: dict[str, CacheWorld], fold: Fold, model:
                      idle is not None and idle > limit)
 
 
+def _agent(replay: Replay, previous: str | None, live_start: int) -> Callable[[int], ModelRequest]:
+    return lambda send: replay.request(previous, live_start, send)
+
+
+def _provider_agent(replay: Replay, track: ProviderTrack, live_start: int) -> Callable[[int], ModelRequest]:
+    """The agent's requests in the provider shape's world: its own compacted context ahead of the live part."""
+    system = replay.case.session.system
+    return lambda send: track.agent_request(replay.model, system, replay.chat[live_start:send], replay.tools,
+                                            replay.ttl)
+
+
+def _provider_fold(replay: Replay, world: CacheWorld, track: ProviderTrack, fold: Fold, request: SummaryInput,
+                   output: int, at: float | None) -> ProviderFold:
+    kept, head = history_of(request)
+    system = replay.case.session.system
+    build = (lambda t: t.compaction_request(replay.model, system, kept, head, replay.tools, replay.ttl,
+                                            request.budget_tokens))
+    after = (lambda t: t.agent_request(replay.model, system, replay.chat[fold.tail_start:fold.send_index],
+                                       replay.tools, replay.ttl))
+    return price_provider_fold(world, track, build, after, fold.summary_text, output, at)
+
+
 def replay_input(request: SummaryInput, tools: tuple) -> SummaryInput:
     """The summarizer input with the session's tools (cases written before tools existed have none)."""
     return request if request.tools or not tools else replace(request, tools=tools)
 
 
-def warm(world: CacheWorld, replay: Replay, previous: str | None, live_start: int,
+def warm(world: CacheWorld, replay: Replay, build: Callable[[int], ModelRequest],
          sends: tuple[int, ...]) -> float | None:
-    """Feed the agent's requests of the live segment at their times; the time of the last one. Anthropic
-    writes only at breakpoints, so every send matters. OpenAI stores every prefix of a prompt, so a send
-    is covered by the next one unless the gap between them outlives the retention (entries then count their
-    hour's maximum age from the later send: a small undercount of expiry, for linear time)."""
+    """Feed the agent's requests of the live segment (`build(send)`) at their times; the time of the last
+    one. Anthropic writes only at breakpoints, so every send matters. OpenAI stores every prefix of a
+    prompt, so a send is covered by the next one unless the gap between them outlives the retention
+    (entries then count their hour's maximum age from the later send: a small undercount of expiry, for
+    linear time)."""
     last = None
     times = [replay.at(send) for send in sends]
     for position, send in enumerate(sends):
         if world.provider == "openai" and position + 1 < len(sends) and not _gap(times[position],
                                                                                  times[position + 1]):
             continue
-        world.send(replay.request(previous, live_start, send), times[position])
+        world.send(build(send), times[position])
         last = times[position]
     return times[-1] if times else last
 
