@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.cases.schema import Case, Probe
+from harness.cases.schema import Case
 from harness.compaction import Compactor, Replay, SummaryCall
 from harness.compaction.controls import ControlSummarizer
 from harness.compaction.provider import NOT_COMPACTED, ProviderSummarizer

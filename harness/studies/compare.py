@@ -18,7 +18,7 @@ from harness.metrics import mcnemar_exact
 from harness.results.folder import RunFolder
 from harness.results.headline import headline
 from harness.run.preflight import preflight
-from harness.run.config import RunConfig, plan_run
+from harness.run.config import RunConfig
 from harness.run.matrix import default_run_id, matrix, parse_shard, results_path, run_cases
 from harness.studies.gate import outcomes, paired_headline, summary_testing
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Callable
 
 from harness.errors import HarnessError
 from harness.models.emulator.faults import EmulatorError
