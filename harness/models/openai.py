@@ -17,15 +17,21 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 EMULATOR_BASE_URL = "http://openai.emulator.invalid/v1"  # never resolved: the emulator transport answers
 
 
+def openai_sdk_client(spec: ModelSpec, api_key: str, transport: httpx2.BaseTransport, max_retries: int,
+                      timeout: float) -> tuple[httpx2.Client, openai_sdk.OpenAI]:
+    """The SDK client over our transport (emulator, cassette or network), shared by chat and compaction."""
+    base_url = EMULATOR_BASE_URL if spec.emulated else (spec.base_url or OPENAI_BASE_URL)
+    http = httpx2.Client(transport=transport, timeout=httpx2.Timeout(timeout, connect=10.0))
+    return http, openai_sdk.OpenAI(api_key=api_key, base_url=base_url, http_client=http, max_retries=max_retries,
+                                   timeout=httpx2.Timeout(timeout, connect=10.0))
+
+
 class OpenAIClient(ModelClient):
     def __init__(self, spec: ModelSpec, *, api_key: str, transport: httpx2.BaseTransport, max_retries: int = 2,
                  timeout: float = 600.0):
         self.spec = str(spec)
         self.name = spec.model
-        base_url = EMULATOR_BASE_URL if spec.emulated else (spec.base_url or OPENAI_BASE_URL)
-        self._http = httpx2.Client(transport=transport, timeout=httpx2.Timeout(timeout, connect=10.0))
-        self._sdk = openai_sdk.OpenAI(api_key=api_key, base_url=base_url, http_client=self._http,
-                                      max_retries=max_retries, timeout=httpx2.Timeout(timeout, connect=10.0))
+        self._http, self._sdk = openai_sdk_client(spec, api_key, transport, max_retries, timeout)
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         started = time.perf_counter()

@@ -17,7 +17,7 @@ import openai as openai_sdk
 
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse, ModelSpec, Usage
 from harness.models.compaction_item import CompactionItem, ItemStore, NoCompactionReturned
-from harness.models.openai import EMULATOR_BASE_URL, OPENAI_BASE_URL
+from harness.models.openai import openai_sdk_client
 from harness.models.transport import latency_from, sdk_errors
 
 
@@ -28,10 +28,7 @@ class OpenAICompactClient(ModelClient):
                  timeout: float = 600.0):
         self.spec = str(spec)
         self.name = spec.model
-        base_url = EMULATOR_BASE_URL if spec.emulated else (spec.base_url or OPENAI_BASE_URL)
-        self._http = httpx2.Client(transport=transport, timeout=httpx2.Timeout(timeout, connect=10.0))
-        self._sdk = openai_sdk.OpenAI(api_key=api_key, base_url=base_url, http_client=self._http,
-                                      max_retries=max_retries, timeout=httpx2.Timeout(timeout, connect=10.0))
+        self._http, self._sdk = openai_sdk_client(spec, api_key, transport, max_retries, timeout)
         self.items = ItemStore()
 
     def compact(self, system: str | None, messages: tuple[ChatMessage, ...],
