@@ -190,3 +190,14 @@ def test_a_live_drop_must_also_clear_the_case_clustered_interval():
     every_case = gate(spread([[False] * 3 + [True] * 7] * 4, **live), baseline, Thresholds())
     assert every_case.headline["cluster95"][1] < 0 and every_case.exit_code == 1
     assert "case-clustered 95%" in every_case.failures[0] and "McNemar" in every_case.failures[0]
+
+
+def test_the_ceiling_line_counts_unreached_points_apart_from_invalid_probes():
+    from harness.render.run import ceiling
+
+    agg = {"probes": 10, "valid_probes": 6, "unreached_probes": 3}
+    assert ceiling(agg) == ("the full history passes 6/10 (60.0%), 3 are at points the replay never reached "
+                            "(not graded), the rest are invalid")
+    assert ceiling({"probes": 10, "valid_probes": 6}).endswith("6/10 (60.0%), the rest are invalid")
+    assert ceiling({"probes": 4, "valid_probes": 1, "unreached_probes": 3}).endswith(
+        "3 are at points the replay never reached (not graded)")

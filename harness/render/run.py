@@ -87,7 +87,12 @@ def rate_table(title: str, groups: dict[str, dict], first: str) -> Table:
 def ceiling(agg: dict[str, Any]) -> str:
     """How many probes the full history answers: the instrument's own ceiling (valid probes)."""
     share = f" ({percent(agg['valid_probes'] / agg['probes'])})" if agg["probes"] else ""
-    return f"the full history passes {agg['valid_probes']}/{agg['probes']}{share}, the rest are invalid"
+    unreached = agg.get("unreached_probes") or 0
+    invalid = agg["probes"] - agg["valid_probes"] - unreached
+    parts = ([f"{unreached} are at points the replay never reached (not graded)"] if unreached else []) + (
+        ["the rest are invalid"] if invalid else [])
+    rest = ", ".join(parts) or "none invalid"
+    return f"the full history passes {agg['valid_probes']}/{agg['probes']}{share}, {rest}"
 
 
 def render_summary(run: dict[str, Any], console: Console) -> None:

@@ -71,6 +71,7 @@ class Aggregator:
         self.answered_graded = False
         self.probes = self.valid_probes = self.floor_survives = 0
         self.invalid_probes: list[str] = []
+        self.unreached_probes = 0  # invalid because the replay never reached their point (never graded)
         self.summary_values: dict[str, list[float]] = defaultdict(list)
         self.summary_counts: dict[str, int] = defaultdict(int)
         self.usage: dict[str, int] = {}
@@ -123,6 +124,7 @@ class Aggregator:
             self.answered_graded = True
         if not probe.valid:
             self.invalid_probes.append(f"{record.case}/{probe.id}")
+            self.unreached_probes += probe.conditions is None
             return
         self.valid_probes += 1
         self.floor_survives += bool(probe.floor_survives)
@@ -166,6 +168,7 @@ class Aggregator:
             "probes": self.probes,
             "valid_probes": self.valid_probes,
             "invalid_probes": sorted(self.invalid_probes),
+            "unreached_probes": self.unreached_probes,
             "floor_survives": self.floor_survives,
             "overall": {g: self._rates(OVERALL, g) for g in GRADES},
             **{name: {value: self._rates((name, value), grade) for value in sorted(self.group_names[name])}
