@@ -61,9 +61,10 @@ def test_a_key_echoed_in_an_error_body_reaches_no_file_and_no_output(tmp_path, c
     run_output = capsys.readouterr()
     simulate_code = main(["simulate", str(tmp_path / "cases" / "a"), "--summarizer", spec])
     simulate_output = capsys.readouterr()
-    assert code == 1 and simulate_code == 2  # the case failed on the 401; simulate stopped on it
+    assert code == 1 and simulate_code == 2  # the case's first summarizer request failed on the 401; simulate stopped
     run = json.loads((tmp_path / "out" / "run.json").read_text())
-    assert "HTTP 401" in run["cases"]["a"]["error"]  # the failure itself is kept, only the key is not
+    assert "HTTP 401" in run["cases"]["a"]["failure"]["error"]  # the failure itself is kept, only the key is not
+    assert run["aggregates"]["failed_requests"]["cases"]["a"]
     assert "HTTP 401" in simulate_output.err
     for secret in (KEY, KEY[8:24]):
         assert files_holding(tmp_path, secret) == []

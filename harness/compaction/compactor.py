@@ -12,16 +12,22 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NoReturn
 
 from harness.compaction.context import LiveContext, Replay
 from harness.compaction.events import CompactionEvent, PruneEvent, Risk, SummaryCall, Totals, compaction_event
 from harness.compaction.fold import NOTHING, Fold, prepare, with_appendix
 from harness.compaction.provider import NOT_COMPACTED, kept_indices
 from harness.compaction.summarizer import Summarizer, SummaryInput, SummaryResult, summary_block
+from harness.failure import RequestFailed, RequestFailure
 from harness.policy.base import ContextView, Plan, Policy, SendPoint
+from harness.redact import redact
 from harness.session import Session
 from harness.tokens import MessageTokens, TokenCounter, counter
+
+
+class _ReplayStopped(Exception):
+    """Unwinds the send loop after a summarizer request failed for good (Compactor.failure says which)."""
 
 
 @dataclass
@@ -39,6 +45,10 @@ class Compactor:
     # Per-message counts may be shared between replays of one session (sweeps, controls).
     estimate: MessageTokens | None = None
     true: MessageTokens | None = None
+    # A run's case keeps what a failed summarizer request did not need: the replay stops there and `failure`
+    # says why (later points are never taken). Other callers (simulate, studies) see the error itself.
+    stop_on_failure: bool = False
+    failure: RequestFailure | None = None
 
     def run(self) -> Replay:
         session, config = self.session, self.policy.config
@@ -65,6 +75,8 @@ class Compactor:
             if len(session.messages) in forced:
                 self._force(len(session.messages))
             self.send(len(session.messages))  # the request that would carry the next question
+        except _ReplayStopped:
+            return self.replay  # the snapshots taken so far stand; every later point records the failure
         finally:
             self.policy.end()
         self._take_point("end")
@@ -152,9 +164,20 @@ class Compactor:
         """The summarizer's answer and the seconds spent waiting on its model (all of the call, unless the
         summarizer says how much of it was its client's)."""
         called = time.perf_counter()
-        result = self.summarizer.summarize(request)
+        try:
+            result = self.summarizer.summarize(request)
+        except RequestFailed as exc:
+            if not self.stop_on_failure:
+                raise
+            self._stop(exc)
         spent = time.perf_counter() - called
         return result, spent if result.client_time_s is None else min(spent, result.client_time_s)
+
+    def _stop(self, exc: RequestFailed) -> NoReturn:
+        """A summarizer request failed after its retries: without its summary nothing later can be replayed."""
+        self.failure = RequestFailure("summarizer", redact(str(exc)), len(self.replay.events) + 1)
+        self.replay.notices.append(f"replay stopped: {self.failure.describe()}")
+        raise _ReplayStopped from None
 
     def _reject(self, fold: Fold, result: SummaryResult, text: str) -> None:
         """The policy keeps the context as it was; the call is still reported, paired with no compaction."""

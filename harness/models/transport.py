@@ -10,6 +10,7 @@ from typing import Iterator
 import httpx2
 
 from harness.errors import HarnessError
+from harness.failure import RequestFailed
 from harness.models.base import LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER
 from harness.redact import redact
 
@@ -84,18 +85,20 @@ def provider_message(body: object, fallback: str) -> str:
 
 @contextmanager
 def sdk_errors(spec: str, sdk: ModuleType) -> Iterator[None]:
-    """One-line errors for what an SDK call can raise; the two SDKs share their exception names."""
+    """One-line errors for what an SDK call can raise (after its retries); the two SDKs share their exception
+    names. A provider's failure is RequestFailed, so a case keeps the grades that did not need the request;
+    a cassette miss stays a HarnessError: the case's input changed, and no probe of it can be trusted."""
     try:
         yield
     except sdk.APIStatusError as err:
         code = getattr(err, "error_code", None)  # Anthropic's typed errors name their cause
         status = f"HTTP {err.status_code}" + (f" {code}" if isinstance(code, str) else "")
-        raise HarnessError(f"{spec}: {status}: {provider_message(err.body, err.message)}") from None
+        raise RequestFailed(f"{spec}: {status}: {provider_message(err.body, err.message)}") from None
     except sdk.APITimeoutError:
-        raise HarnessError(f"{spec}: request timed out (retries exhausted)") from None
+        raise RequestFailed(f"{spec}: request timed out (retries exhausted)") from None
     except sdk.APIConnectionError as err:
         if isinstance(err.__cause__, HarnessError):  # a cassette miss, already one line naming what to do
             raise HarnessError(str(err.__cause__)) from None
-        raise HarnessError(f"{spec}: connection failed: {one_line(err.__cause__ or err)}") from None
+        raise RequestFailed(f"{spec}: connection failed: {one_line(err.__cause__ or err)}") from None
     except (sdk.APIResponseValidationError, json.JSONDecodeError, ValueError) as err:
-        raise HarnessError(f"{spec}: unreadable response: {one_line(err)}") from None
+        raise RequestFailed(f"{spec}: unreadable response: {one_line(err)}") from None

@@ -49,7 +49,8 @@ def junit_xml(verdict: Verdict, run_id: str, lost: Mapping[str, LostProbe] | Non
     """One test case per probe; a failing probe's body says what was asked, expected and answered (`lost`)."""
     lost = lost or {}
     suite = ET.Element("testsuite", name=f"compaction-harness {run_id}", tests=str(len(verdict.rows)),
-                       failures=str(len(verdict.regressions) + (1 if verdict.failures else 0)))
+                       failures=str(len(verdict.regressions) + (1 if verdict.failures else 0)),
+                       errors=str(len(verdict.failed_requests)))
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="headline", value=headline_text(verdict))
     for side, rate in (("baseline", verdict.headline.get("a")), ("now", verdict.headline.get("b"))):
@@ -62,7 +63,9 @@ def junit_xml(verdict: Verdict, run_id: str, lost: Mapping[str, LostProbe] | Non
         case_id, _, probe_id = key.rpartition("/")
         case = ET.SubElement(suite, "testcase", classname=case_id, name=probe_id)
         details = lost_text(lost[key]) if key in lost else None
-        if key in regressed:
+        if key in verdict.failed_requests:  # not measured: an error, neither a pass nor a fail
+            ET.SubElement(case, "error", message=verdict.failed_requests[key])
+        elif key in regressed:
             failure = ET.SubElement(case, "failure", message=f"{row['kind']} probe passed in the baseline and fails now")
             failure.text = details
         elif not row["valid"]:
@@ -73,6 +76,9 @@ def junit_xml(verdict: Verdict, run_id: str, lost: Mapping[str, LostProbe] | Non
     for number, failure in enumerate(verdict.failures, start=1):
         case = ET.SubElement(suite, "testcase", classname="aggregates", name=f"threshold-{number}")
         ET.SubElement(case, "failure", message=failure)
+    for key, text in verdict.failed_requests.items():
+        if key not in verdict.rows:  # a case whose failed request cost no probe
+            ET.SubElement(ET.SubElement(suite, "testcase", classname=key, name="case"), "error", message=text)
     return ET.tostring(suite, encoding="unicode", xml_declaration=True)
 
 
@@ -93,6 +99,9 @@ def markdown(verdict: Verdict, run_id: str, baseline_path: str) -> str:
         lines.append("")
     if verdict.failures:
         lines += ["### Thresholds", "", *(f"- {f}" for f in verdict.failures), ""]
+    if verdict.failed_requests:
+        lines += [f"### Failed requests ({len(verdict.failed_requests)}, not measured)", "",
+                  *(f"- `{k}`: {t}" for k, t in verdict.failed_requests.items()), ""]
     return "\n".join(lines)
 
 
@@ -118,6 +127,8 @@ def print_verdict(verdict: Verdict, console: Console) -> None:
         console.print(line, markup=False)
     for failure in verdict.failures:
         console.print(Text("threshold", style="red") + Text(f": {failure}"))
+    for key, text in verdict.failed_requests.items():
+        console.print(Text("failed request", style="red") + Text(f": {key}: {text}"))
     console.print("[red]FAIL[/]" if verdict.exit_code else "[green]PASS[/]")
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from harness.probes import CONDITIONS
 from harness.render.definitions import DEFINITIONS
+from harness.render.failed import failed_request_lines
 from harness.render.format import fixed, wilson_rate
 from harness.render.headline import (groups_line, headline_line, lead_headline, never_compacted_lines,
                                      nothing_compacted_line)
@@ -61,6 +62,7 @@ def headline_section(run: dict[str, Any]) -> str:
     lines.append(paragraph(f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes, "
                            f"{agg['valid_probes']} valid (the full history passes them); grade {agg['grade']}"))
     lines += [paragraph(f"error in {case}: {error}", "fail") for case, error in agg["errors"].items()]
+    lines += [paragraph(f"failed request: {line}", "fail") for line in failed_request_lines(agg)]
     return section("headline", "Headline", *lines)
 
 

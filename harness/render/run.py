@@ -19,6 +19,7 @@ from harness.render.provider import provider_note
 from harness.render.console import stderr, stdout
 from harness.render.compare import print_comparison, write_comparison
 from harness.render.definitions import markdown_definitions
+from harness.render.failed import failed_request_count, failed_request_lines
 from harness.render.html import write_html
 from harness.render.lost import LostProbe, lost_probes, lost_text, markdown_lost
 from harness.render.plots import age_key, retention_plot
@@ -88,8 +89,10 @@ def ceiling(agg: dict[str, Any]) -> str:
     """How many probes the full history answers: the instrument's own ceiling (valid probes)."""
     share = f" ({percent(agg['valid_probes'] / agg['probes'])})" if agg["probes"] else ""
     unreached = agg.get("unreached_probes") or 0
-    invalid = agg["probes"] - agg["valid_probes"] - unreached
+    lost = (agg.get("failed_requests") or {}).get("ungraded", 0)  # neither valid nor invalid
+    invalid = agg["probes"] - agg["valid_probes"] - unreached - lost
     parts = ([f"{unreached} are at points the replay never reached (not graded)"] if unreached else []) + (
+        [f"{lost} lost to failed requests (not graded)"] if lost else []) + (
         ["the rest are invalid"] if invalid else [])
     rest = ", ".join(parts) or "none invalid"
     return f"the full history passes {agg['valid_probes']}/{agg['probes']}{share}, {rest}"
@@ -130,6 +133,10 @@ def render_summary(run: dict[str, Any], console: Console) -> None:
     console.print(risk_line(run), markup=False)
     for case, error in agg["errors"].items():
         console.print(f"[red]error[/] in {case}: {error}", markup=True)
+    if (count := failed_request_count(agg)) is not None:
+        console.print(Text(count, style="red"))
+    for line in failed_request_lines(agg):
+        console.print(Text("failed request", style="red") + Text(f": {line}"))
 
 
 def print_lost(lost: list[LostProbe], grade: str, console: Console) -> None:
@@ -262,6 +269,9 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
     lines += markdown_invalid(agg)
     if agg["errors"]:
         lines += ["### Errors", "", *(f"- {c}: {e}" for c, e in agg["errors"].items()), ""]
+    if failed_request_lines(agg):
+        lines += ["### Failed requests", "", f"{failed_request_count(agg)}.", "",
+                  *(f"- {line}" for line in failed_request_lines(agg)), ""]
     lines += markdown_compaction_points([run], "###") + markdown_definitions()
     path.write_text("\n".join(lines), encoding="utf-8", errors="backslashreplace")
 

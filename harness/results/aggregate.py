@@ -72,6 +72,8 @@ class Aggregator:
         self.probes = self.valid_probes = self.floor_survives = 0
         self.invalid_probes: list[str] = []
         self.unreached_probes = 0  # invalid because the replay never reached their point (never graded)
+        self.failed: dict[str, list[dict[str, Any]]] = {}  # case key -> the grades its failed requests cost
+        self.ungraded = 0  # probes a failed request left neither valid nor invalid
         self.summary_values: dict[str, list[float]] = defaultdict(list)
         self.summary_counts: dict[str, int] = defaultdict(int)
         self.usage: dict[str, int] = {}
@@ -98,9 +100,11 @@ class Aggregator:
         if record.outcome is None:
             return
         case = {"case": record.case, "pool": record.pool}
+        self._count_failures(record)
         for probe in record.outcome.probes:
             self._count_probe(record, probe)
-            self.rows.append((case, probe.to_json()))
+            if probe.failure is None:  # a probe lost whole to a failed request is in no group
+                self.rows.append((case, probe.to_json()))
         self.case_facts.append({**case, "status": "ok", "events": record.outcome.events,
                                 "context_whole": record.outcome.context_whole})
         self._count_summaries(record)
@@ -122,6 +126,10 @@ class Aggregator:
             self.group_names[name].add(value)
         if probe.passed("full", "answered") is not None:
             self.answered_graded = True
+        ceiling = probe.grade("full")
+        if probe.failure is not None or not probe.valid and ceiling is not None and ceiling.failure is not None:
+            self.ungraded += 1  # lost whole, or the ceiling's answer failed: unknown, neither valid nor invalid
+            return
         if not probe.valid:
             self.invalid_probes.append(f"{record.case}/{probe.id}")
             self.unreached_probes += probe.conditions is None
@@ -129,6 +137,8 @@ class Aggregator:
         self.valid_probes += 1
         self.floor_survives += bool(probe.floor_survives)
         for grade in GRADES:
+            if grade == "answered" and probe.failures:  # an answer missing under one condition: none paired
+                continue
             for condition in CONDITIONS:
                 outcome = probe.passed(condition, grade)
                 if outcome is None:
@@ -137,6 +147,19 @@ class Aggregator:
                     counts = self.rate_counts[(name, value, grade, condition)]
                     counts[0] += bool(outcome)
                     counts[1] += 1
+
+    def _count_failures(self, record: CaseRecord) -> None:
+        """One entry per grade a failed request cost (a whole probe, or one condition's answer), and the
+        replay's own failure when it cost no probe."""
+        outcome, entries = record.outcome, []
+        for probe in outcome.probes:
+            for condition, failure in probe.failures:
+                entries.append({"probe": probe.id, **({} if condition is None else {"condition": condition}),
+                                **failure.to_json()})
+        if outcome.failure is not None and not any(p.failure for p in outcome.probes):
+            entries.append({"probe": None, **outcome.failure.to_json()})
+        if entries:
+            self.failed[record.key] = entries
 
     def _count_summaries(self, record: CaseRecord) -> None:
         for summary in record.outcome.summaries if record.outcome else ():
@@ -165,6 +188,7 @@ class Aggregator:
             "cases": len(in_file_order),
             "cases_ok": len(ok),
             "errors": {r.case: r.error for r in in_file_order if r.status == "error"},
+            "failed_requests": self._failed_requests(),
             "probes": self.probes,
             "valid_probes": self.valid_probes,
             "invalid_probes": sorted(self.invalid_probes),
@@ -183,13 +207,21 @@ class Aggregator:
             **self._headline(grade, final),
         }
 
+    def _failed_requests(self) -> dict[str, Any]:
+        probes = sum(len({e["probe"] for e in entries if e["probe"] is not None}) for entries in self.failed.values())
+        return {"probes": probes, "ungraded": self.ungraded,
+                "cases": {key: self.failed[key] for key in sorted(self.failed)}}
+
     def _headline(self, grade: str, final: bool) -> dict[str, Any]:
-        """EVALUATION.md: the headline is over summary-testing probes, with the other groups beside it."""
+        """EVALUATION.md: the headline is over summary-testing probes, with the other groups beside it. A probe
+        with an answer lost to a failed request is left out of the answer grades (counted in failed_requests)."""
+        answered = [row for row in self.rows if not any("failure" in g for g in row[1].get("conditions", {}).values())]
+        rows = {"answered": answered, "retained": self.rows}
         graded = [g for g in GRADES if any(p.get("conditions", {}).get("full", {}).get(g) is not None
-                                           for _, p in self.rows) and not inapplicable(self.rows, g)]
-        return {"headline": {g: headline(self.rows, g, cluster=final) for g in graded},
-                "agreement": agreement(self.rows) if "answered" in graded else None,
-                "judged": judged(self.rows),
+                                           for _, p in rows[g]) and not inapplicable(rows[g], g)]
+        return {"headline": {g: headline(rows[g], g, cluster=final) for g in graded},
+                "agreement": agreement(answered) if "answered" in graded else None,
+                "judged": judged(answered),
                 "never_compacted": never_compacted(sorted(self.case_facts, key=lambda c: c["case"]))}
 
     def _rates(self, group: tuple[str, str], grade: str) -> dict[str, Any]:

@@ -98,7 +98,8 @@ class RunFolder:
             self.write_run()
 
     def finished_cases(self) -> set[tuple[str, int]]:
-        return {(r.case, r.repeat) for r in self.case_records() if r.ok}
+        """Cases --resume skips: evaluated, with no request failed (a failed one is asked again)."""
+        return {(r.case, r.repeat) for r in self.case_records() if r.complete}
 
     def case_records(self) -> list[CaseRecord]:
         """The records in case-file order (read from disk once if the folder was not opened)."""

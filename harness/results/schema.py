@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping, TypedDict, TypeVar
 
+from harness.failure import RequestFailure
+
 SCHEMA_VERSION = 1
 R = TypeVar("R", bound="_Flat")
 
@@ -219,17 +221,20 @@ class ConditionGrade:
     error: str | None = None
     judge_error: str | None = None  # the judge's reply was malformed twice: no score, never a 0
     in_system_prompt: tuple[str, ...] = ()  # expected items found only in the system prompt (not retained)
+    failure: RequestFailure | None = None  # the answer or judge request failed: no answer grade, never a fail
 
     @classmethod
-    def from_grade(cls, grade: Any) -> ConditionGrade:
-        return cls(**{f.name: getattr(grade, f.name) for f in fields(cls)})
+    def from_grade(cls, grade: Any, failure: RequestFailure | None = None) -> ConditionGrade:
+        return cls(**{f.name: getattr(grade, f.name) for f in fields(cls) if f.name != "failure"}, failure=failure)
 
     def to_json(self) -> dict[str, Any]:
-        return {f.name: _plain(v) for f in fields(self) if (v := getattr(self, f.name)) not in (None, ())}
+        return {f.name: v.to_json() if isinstance(v, RequestFailure) else _plain(v)
+                for f in fields(self) if (v := getattr(self, f.name)) not in (None, ())}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ConditionGrade:
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+        return cls(**{k: RequestFailure.from_json(v) if k == "failure" else tuple(v) if isinstance(v, list) else v
+                      for k, v in data.items()})
 
 
 @dataclass(frozen=True)
@@ -253,6 +258,15 @@ class ProbeRecord:
     expected: tuple[str, ...] | None = None  # each `all` item as text, alternatives joined by " or "
     ceiling: str | None = None  # full | oracle: what the `full` condition held (run.ceiling)
     ceiling_tokens: int | None = None  # the oracle's size, when the full history did not fit the answerer
+    # The summarizer request its point needed failed: not graded, and counted as a failed request, not invalid.
+    failure: RequestFailure | None = None
+
+    @property
+    def failures(self) -> tuple[tuple[str | None, RequestFailure], ...]:
+        """(condition, failure) for every grade a failed request cost: the whole probe (None), or conditions."""
+        if self.failure is not None:
+            return ((None, self.failure),)
+        return tuple((name, g.failure) for name, g in self.conditions or () if g.failure is not None)
 
     def grade(self, condition: str) -> ConditionGrade | None:
         return dict(self.conditions or ()).get(condition)
@@ -270,7 +284,8 @@ class ProbeRecord:
                 "invalid_reason": self.invalid_reason, "floor_survives": self.floor_survives,
                 "conditions": None if self.conditions is None else {n: g.to_json() for n, g in self.conditions},
                 "question": self.question, "expected": None if self.expected is None else list(self.expected),
-                "ceiling": self.ceiling, "ceiling_tokens": self.ceiling_tokens}
+                "ceiling": self.ceiling, "ceiling_tokens": self.ceiling_tokens,
+                "failure": None if self.failure is None else self.failure.to_json()}
         return {k: v for k, v in data.items() if v is not None}
 
     @classmethod
@@ -282,7 +297,8 @@ class ProbeRecord:
                    None if conditions is None else tuple((n, ConditionGrade.from_json(g)) for n, g in conditions.items()),
                    data.get("compactions_before"), data.get("question"),
                    None if data.get("expected") is None else tuple(data["expected"]),
-                   data.get("ceiling"), data.get("ceiling_tokens"))
+                   data.get("ceiling"), data.get("ceiling_tokens"),
+                   None if data.get("failure") is None else RequestFailure.from_json(data["failure"]))
 
 
 @dataclass(frozen=True)
@@ -399,9 +415,11 @@ class CaseOutcome:
     context_whole: bool = True  # at every probe point: nothing folded, no summary, no message kept apart
     timeline: Timeline | None = None  # tokens per send (case files only, as contexts)
     role_costs: tuple[RoleCost, ...] = ()  # every role's tokens and dollars (cost above: the summarizer's alone)
+    failure: RequestFailure | None = None  # the summarizer request that stopped the replay (written only then)
 
     def to_json(self, contexts: bool = True) -> dict[str, Any]:
         return {"messages": self.messages, "context_whole": self.context_whole,
+                **({} if self.failure is None else {"failure": self.failure.to_json()}),
                 "events": [e.to_json() for e in self.events],
                 "risk_counts": dict(self.risk_counts), "summaries": [s.to_json() for s in self.summaries],
                 "probes": [p.to_json() for p in self.probes], "usage": self.usage.to_json(),
@@ -419,7 +437,8 @@ class CaseOutcome:
                    tuple((point, ContextRecord.from_json(c)) for point, c in data.get("contexts", {}).items()),
                    data.get("context_whole", True),
                    Timeline.from_json(data["timeline"]) if "timeline" in data else None,
-                   tuple(RoleCost.from_json(c) for c in data.get("role_costs", ())))
+                   tuple(RoleCost.from_json(c) for c in data.get("role_costs", ())),
+                   RequestFailure.from_json(data["failure"]) if data.get("failure") else None)
 
 
 @dataclass(frozen=True)
@@ -440,6 +459,12 @@ class CaseRecord:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+    @property
+    def complete(self) -> bool:
+        """Evaluated with no request failed: what --resume need not run again."""
+        return self.ok and self.outcome is not None and self.outcome.failure is None \
+            and not any(p.failures for p in self.outcome.probes)
 
     @property
     def key(self) -> str:
@@ -464,6 +489,7 @@ class Aggregates(TypedDict, total=False):
     cases: int
     cases_ok: int
     errors: dict[str, str]
+    failed_requests: dict[str, Any]  # the grades failed requests cost: counted, never invalid, never a fail
     probes: int
     valid_probes: int
     invalid_probes: list[str]

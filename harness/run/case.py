@@ -21,6 +21,7 @@ from harness.redact import redact
 from harness.results.schema import (CaseOutcome, CaseRecord, ContextRecord, CostRecord, EventRecord, SummaryRecord,
                                     Timeline, TimingRecord, Timings, UsageTotals)
 from harness.run.config import RunConfig, RunPlan, plan_run
+from harness.run.failed_requests import Named
 from harness.run.grading import Answerers, grade_probes
 from harness.run.spend import Meters, role_costs
 
@@ -85,13 +86,16 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
 
             policy = at_recorded_points(policy, config.recorded_tail, config.summary_tokens)
         points = set(case.points) | {"end"}
-        replay = Compactor(case.session, policy, summarizer, points=points).run()
+        # a summarizer request that fails for good stops the replay there; the probes before it stand
+        compactor = Compactor(case.session, policy, summarizer, points=points, stop_on_failure=True)
+        replay = compactor.run()
         replayed = time.perf_counter()
         meters = Meters(clients.get(config.answerer_spec), clients.get(config.judge) if config.judge else None)
         judge_spec = plan.judge
-        probes = grade_probes(case, replay, Answerers(meters.answerer, plan.answerer.model, meters.judge,
-                                                      judge_spec.model if judge_spec else ""),
-                              plan.answerer_window(case))
+        judge = Named(meters.judge, "judge") if meters.judge is not None else None
+        answerers = Answerers(Named(meters.answerer, "answer"), plan.answerer.model, judge,
+                              judge_spec.model if judge_spec else "")
+        probes = grade_probes(case, replay, answerers, plan.answerer_window(case), compactor.failure)
         graded = time.perf_counter()
     finally:
         clients.close()
@@ -110,7 +114,8 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
                         tuple(TimingRecord.from_event(e) for e in replay.events)),
         contexts=tuple((point, ContextRecord.from_snapshot(s)) for point, s in sorted(replay.snapshots.items())),
         context_whole=all(s.live_start == 0 and s.summary is None and not s.kept for s in replay.snapshots.values()),
-        timeline=Timeline(policy_config.context_window, policy_config.reserve_tokens, tuple(replay.timeline)))
+        timeline=Timeline(policy_config.context_window, policy_config.reserve_tokens, tuple(replay.timeline)),
+        failure=compactor.failure)
     return CaseRecord(case.id, case.pool, repeat, "ok", outcome=outcome)
 
 

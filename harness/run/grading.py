@@ -4,7 +4,8 @@ the requests ordered context by context.
 Requests on one context go one after another, the context's first request before the others: it writes the
 prompt cache (Anthropic: the breakpoint on the context's last message; OpenAI: the context's
 prompt_cache_key) and the rest read it. A context over the answerer's window is not sent: a provider would
-reject it (EVALUATION.md: the compacted grade fails, and the report counts it).
+reject it (EVALUATION.md: the compacted grade fails, and the report counts it). A request that failed for good
+costs only the grades that needed it (run.failed_requests).
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from harness.cases.schema import Case, Probe
 from harness.compaction import ContextSnapshot, Replay
 from harness.metrics import age_bucket
 from harness.models.base import ModelClient
-from harness.probes import CONDITIONS, Condition, ContextText, Grade, conditions, grade, oracle_condition
+from harness.failure import RequestFailure
+from harness.probes import CONDITIONS, Condition, ContextText, conditions, oracle_condition
 from harness.results.schema import ConditionGrade, ProbeRecord
 from harness.run.ceiling import AnswererWindow, Ceiling, CeilingBuilder
+from harness.run.failed_requests import condition_grade, lost_probe
 from harness.tokens import MessageTokens, counter
 
 NOT_FITTING = "the messages establishing its facts do not fit the answerer's window"
@@ -42,7 +45,10 @@ class Answerers:
     judge_model: str = ""
 
 
-def grade_probes(case: Case, replay: Replay, models: Answerers, window: AnswererWindow) -> list[ProbeRecord]:
+def grade_probes(case: Case, replay: Replay, models: Answerers, window: AnswererWindow,
+                 failure: RequestFailure | None = None) -> list[ProbeRecord]:
+    """Every probe graded under each condition; after a failed summarizer request (`failure`, which stopped
+    the replay), the probes whose point was never reached record it instead."""
     sizes = MessageTokens(counter("o200k"), case.session.messages)
     builder = CeilingBuilder(case.session, sizes, window)
     asks: list[Ask] = []
@@ -61,7 +67,7 @@ def grade_probes(case: Case, replay: Replay, models: Answerers, window: Answerer
             ceilings[index] = builder.oracle([probe], snapshot.end)
         asks += _asks(case, index, probe, snapshot, ceilings[index], own)
     grades = _ask_all(case, asks, models, window)
-    return [_record(case, replay, i, p, ceilings.get(i), grades) for i, p in enumerate(case.probes)]
+    return [_record(case, replay, i, p, ceilings.get(i), grades, failure) for i, p in enumerate(case.probes)]
 
 
 def _asks(case: Case, index: int, probe: Probe, snapshot: ContextSnapshot, ceiling: Ceiling,
@@ -74,13 +80,14 @@ def _asks(case: Case, index: int, probe: Probe, snapshot: ContextSnapshot, ceili
     return [Ask(index, name, keys[name], named[name]) for name in CONDITIONS]
 
 
-def _ask_all(case: Case, asks: list[Ask], models: Answerers, window: AnswererWindow) -> dict[tuple[int, str], Grade]:
+def _ask_all(case: Case, asks: list[Ask], models: Answerers,
+             window: AnswererWindow) -> dict[tuple[int, str], ConditionGrade]:
     """Context-major order: a context's requests follow its first one, which warms the cache."""
     by_context: dict[tuple[str, ...], list[Ask]] = {}
     for ask in asks:
         by_context.setdefault(ask.context, []).append(ask)
     tokens = counter("o200k")
-    grades: dict[tuple[int, str], Grade] = {}
+    grades: dict[tuple[int, str], ConditionGrade] = {}
     for context, group in by_context.items():
         condition = group[0].asked
         text: ContextText = condition.text()
@@ -89,7 +96,7 @@ def _ask_all(case: Case, asks: list[Ask], models: Answerers, window: AnswererWin
                                                    f"({window.window} with {window.answer_tokens} for the answer)")
         key = _cache_key(case.id, context)
         for ask in group:
-            grades[(ask.probe, ask.condition)] = grade(
+            grades[(ask.probe, ask.condition)] = condition_grade(
                 ask.asked, case.probes[ask.probe], models.answerer, models.model, models.judge, models.judge_model,
                 text, cache_key=key, not_sent=not_sent)
     return grades
@@ -109,8 +116,10 @@ def _cache_key(case_id: str, context: tuple[str, ...]) -> str:
 
 
 def _record(case: Case, replay: Replay, index: int, probe: Probe, ceiling: Ceiling | None,
-            grades: dict[tuple[int, str], Grade]) -> ProbeRecord:
+            grades: dict[tuple[int, str], ConditionGrade], failure: RequestFailure | None) -> ProbeRecord:
     snapshot = replay.snapshots.get(probe.at)
+    if snapshot is None and failure is not None:
+        return lost_probe(probe, failure, expected_facts(probe))
     if snapshot is None or ceiling is None:
         return ProbeRecord(probe.id, probe.kind, probe.at, False, invalid_reason=f"probe point {probe.at} never reached",
                            question=probe.question, expected=expected_facts(probe))
@@ -122,17 +131,19 @@ def _record(case: Case, replay: Replay, index: int, probe: Probe, ceiling: Ceili
         probe.id, probe.kind, probe.at, valid, planted_at=probe.planted_at, fact_age=age,
         age_bucket=age_bucket(age),
         compactions_survived=sum(1 for e in replay.events[:snapshot.compactions] if e.tail_start > probe.planted_at),
-        invalid_reason=None if valid else _invalid_reason(ceiling, probe),
+        invalid_reason=None if valid else _invalid_reason(ceiling, probe, full),
         floor_survives=bool(floor.answered if floor.answered is not None else floor.retained),
-        conditions=tuple((name, ConditionGrade.from_grade(mine[name])) for name in CONDITIONS),
+        conditions=tuple((name, mine[name]) for name in CONDITIONS),
         compactions_before=snapshot.compactions, question=probe.question, expected=expected_facts(probe),
         ceiling=ceiling.kind,
         ceiling_tokens=ceiling.tokens if ceiling.kind == "oracle" else None)
 
 
-def _invalid_reason(ceiling: Ceiling, probe: Probe) -> str:
+def _invalid_reason(ceiling: Ceiling, probe: Probe, full: ConditionGrade) -> str:
     if not ceiling.shows(probe):
         return NOT_FITTING
+    if full.failure is not None:
+        return f"not graded on its ceiling ({ceiling.kind}): the {full.failure.request} request failed"
     return "fails on the full history" if ceiling.kind == "full" else "fails on the oracle ceiling"
 
 

@@ -195,8 +195,10 @@ class ConfigurationRuns:
 
     @property
     def failed(self) -> bool:
-        """A case ended in an error in some run."""
-        return any(finished.run["aggregates"]["errors"] for finished in self.runs)
+        """A case ended in an error, or a request failed for good, in some run."""
+        return any(finished.run["aggregates"]["errors"]
+                   or (finished.run["aggregates"].get("failed_requests") or {}).get("cases")
+                   for finished in self.runs)
 
 
 class RunObserver(Protocol):

@@ -20,6 +20,7 @@ from harness.metrics import Rate, bootstrap_difference, cluster_bootstrap_differ
 from harness.results.folder import SCHEMA_VERSION, read_json, write_json
 from harness.results.headline import group_of
 from harness.results.shape import check_baseline
+from harness.studies.failed_requests import failed_requests
 
 BASELINE_KIND = "compaction-harness-baseline"
 
@@ -133,14 +134,17 @@ def errored_cases(run: dict[str, Any]) -> dict[str, str]:
 
 
 def unreached_points(run: dict[str, Any]) -> list[str]:
-    """`case/probe (at POINT)` for every probe whose point the replay never reached: it was never graded."""
+    """`case/probe (at POINT)` for every probe whose point the replay never reached: it was never graded (a
+    probe lost to a failed summarizer request is a failed request instead)."""
     return [f"{case['case']}/{probe['id']} (at {probe['at']})" for case in run["cases"].values()
-            if case.get("status") == "ok" for probe in case["probes"] if probe.get("conditions") is None]
+            if case.get("status") == "ok" for probe in case["probes"]
+            if probe.get("conditions") is None and "failure" not in probe]
 
 
 def check_complete(run: dict[str, Any], what: str, override: str) -> None:
-    """A run with errored cases or unreached probe points cannot stand for the library: say which and how."""
-    errors, unreached = errored_cases(run), unreached_points(run)
+    """A run with errored cases, unreached probe points or failed requests cannot stand for the library: say
+    which and how."""
+    errors, unreached, failed = errored_cases(run), unreached_points(run), failed_requests(run)
     problems = []
     if errors:
         key, message = next(iter(errors.items()))
@@ -148,6 +152,10 @@ def check_complete(run: dict[str, Any], what: str, override: str) -> None:
     if unreached:
         problems.append(f"{len(unreached)} probe point(s) were never reached ({', '.join(unreached[:3])}"
                         f"{', ...' if len(unreached) > 3 else ''})")
+    if failed:
+        key, message = next(iter(failed.items()))
+        problems.append(f"{len(failed)} probe(s) or case(s) were not measured: a request failed for good (first: "
+                        f"{key}: {message}); run --resume asks again")
     if problems:
         raise HarnessError(f"{what}: {'; '.join(problems)}; fix the run{override}")
 
@@ -188,10 +196,11 @@ class Verdict:
     testing_in: str = "both"  # where the summary-testing probes come from: both runs, or (old baseline) now
     judged: dict[str, Any] | None = None  # {"baseline", "now"}: judged means, when a judge ran
     config_changes: list[str] = field(default_factory=list)  # gated across with --allow-config-change
+    failed_requests: dict[str, str] = field(default_factory=dict)  # not measured: never a quiet pass
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.regressions and self.deterministic or self.failures else 0
+        return 1 if self.regressions and self.deterministic or self.failures or self.failed_requests else 0
 
     def to_json(self) -> dict[str, Any]:
         """The verdict as one JSON document (`gate --json`)."""
@@ -199,7 +208,7 @@ class Verdict:
                 "deterministic": self.deterministic, "grade": self.grade, "headline": self.headline,
                 "testing_in": self.testing_in, "paired": self.stats, "regressions": self.regressions,
                 "improvements": self.improvements, "failures": self.failures, "judged": self.judged,
-                "config_changes": self.config_changes, "probes": self.rows}
+                "config_changes": self.config_changes, "failed_requests": self.failed_requests, "probes": self.rows}
 
 
 def gate(run: dict[str, Any], baseline: dict[str, Any], thresholds: Thresholds, *,
@@ -222,11 +231,12 @@ def gate(run: dict[str, Any], baseline: dict[str, Any], thresholds: Thresholds, 
         raise HarnessError(f"the baseline was made from other cases or probes (missing now: {missing or '-'}, "
                            f"new: {extra or '-'}): gate the same cases or update the baseline")
     deterministic = is_deterministic(run["configuration"])
+    failed = failed_requests(run)
     rows, regressions, improvements = {}, [], []
     paired = []
     for key in sorted(now):
         b, n = before[key].get(grade), now[key].get(grade)
-        valid = before[key]["valid"] and now[key]["valid"]
+        valid = before[key]["valid"] and now[key]["valid"] and key not in failed  # unmeasured: never paired
         rows[key] = {"baseline": b, "now": n, "kind": now[key]["kind"], "valid": valid}
         if not valid or b is None or n is None:
             continue
@@ -246,7 +256,7 @@ def gate(run: dict[str, Any], baseline: dict[str, Any], thresholds: Thresholds, 
                         f"{lead['ci95'][1]:.3f}]) > min effect {thresholds.min_effect}")
     judged = {"baseline": baseline.get("aggregates", {}).get("judged"), "now": run["aggregates"].get("judged")}
     return Verdict(deterministic, grade, regressions, improvements, failures, rows, stats, lead, testing_in,
-                   judged if any(judged.values()) else None, changes)
+                   judged if any(judged.values()) else None, changes, failed)
 
 
 def _testing_pairs(run: dict[str, Any], baseline: dict[str, Any],
