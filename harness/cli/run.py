@@ -51,6 +51,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                                cassettes_default=None,
                                cassettes_help="cassette folder (default: goldens/cassettes with --record-mode, "
                                               "else the run folder's cassettes/)")
+    run.add_argument("--record-errors", action="store_true",
+                     help="while recording (--record-mode once, new or all), keep a provider's 4xx error replies in "
+                          "the cassettes too, so a replay meets that failure again (always as the failure, never as "
+                          "an answer); without it only well-formed successes are recorded, and 429/5xx never are")
     run.add_argument("--at-recorded-points", nargs="?", const="recorded-tail", choices=("recorded-tail", "policy-tail"),
                      help="compact exactly where the session's own compaction lines are, trigger off: keep the "
                           "recorded tail (default) or =policy-tail the policy's own; summary budget = the recorded "
@@ -155,11 +159,17 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
     configs = [RunConfig(policy=policy, model=model, summarizer=summarizer, answerer=args.answerer,
                          judge=args.judge, cache=args.cache == "on", settings=settings, prices=args.prices,
                          sections=parse_sections(args.sections), control=control,
-                         request_timeout=args.request_timeout, retries=args.retries,
+                         request_timeout=args.request_timeout, retries=args.retries, record_errors=args.record_errors,
                          answerer_window=args.answerer_window, rpm=args.rpm, tpm=args.tpm, **recorded)
                for policy, model, summarizer, control in product(args.policy or ["default"], args.model or ["builtin"],
                                                                  args.summarizer or ["same"], controls_of(args))]
-    return [with_recording(config, args.record_mode, args.cassettes) for config in configs]
+    recording = [with_recording(config, args.record_mode, args.cassettes) for config in configs]
+    replaying = [config for config in recording if config.record_mode == "none"]
+    if args.record_errors and replaying:  # a usage error before any work: the flag would do nothing
+        raise HarnessError(f"--record-errors keeps error replies while recording, and configuration "
+                           f"{_label(replaying[0])} only replays (record mode none): pass --record-mode once, new or "
+                           f"all")
+    return recording
 
 
 def with_recording(config: RunConfig, record_mode: str | None, cassettes: str | None) -> RunConfig:

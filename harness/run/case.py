@@ -44,7 +44,7 @@ class Clients:
             self.opened[spec] = open_client(spec, cassette_path=cassette, record_mode=config.record_mode,
                                             case_id=self.case_id, timeout=config.request_timeout,
                                             max_retries=config.retries, transport=self.plan.transport(spec),
-                                            limiter=self.plan.limiter(spec))
+                                            limiter=self.plan.limiter(spec), record_errors=config.record_errors)
         return self.opened[spec]
 
     def close(self) -> None:

@@ -59,6 +59,7 @@ class RunConfig:
     # How a request to a provider is made; never part of the configuration's record (results do not depend on it).
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT_S
     retries: int = DEFAULT_RETRIES
+    record_errors: bool = False  # recording keeps 4xx replies too, replayed as that failure (--record-errors)
     answerer_window: int | None = None  # the answerer's window (default: its model's; the builtin: the case's)
     rpm: int | None = None  # caps per model for providers that send no rate-limit headers (not in the key)
     tpm: int | None = None
