@@ -94,14 +94,14 @@ def test_a_failed_summarizer_call_keeps_the_earlier_probes_and_records_the_failu
     assert case["failure"] == failure
     aggregates = run["aggregates"]
     assert aggregates["failed_requests"] == {"probes": 1, "ungraded": 1,
-                                             "cases": {"multi": [{"probe": "late", **failure}]}}
+                                             "cases": {"multi": [{"probe": "late", "at": "end", **failure}]}}
     assert aggregates["invalid_probes"] == [] and aggregates["valid_probes"] == 1  # counted as failed, not invalid
     assert aggregates["headline"]["retained"]["groups"]["invalid"] == 0
     write_markdown(run, tmp_path / "report.md")
     report = (tmp_path / "report.md").read_text()
-    assert "### Failed requests" in report and "multi/late: compaction 2's summarizer request failed" in report
+    assert "### Failed requests" in report and "multi/late at end: compaction 2's summarizer request failed" in report
     assert "1 lost to failed requests (not graded)" in report and "the rest are invalid" not in report
-    assert "failed request: multi/late: compaction 2&#x27;s summarizer" in report_html(run)
+    assert "failed request: multi/late at end: compaction 2&#x27;s summarizer" in report_html(run)
 
 
 def test_a_failed_answer_costs_only_that_conditions_answer(tmp_path, cases, monkeypatch):
@@ -115,7 +115,7 @@ def test_a_failed_answer_costs_only_that_conditions_answer(tmp_path, cases, monk
     assert probes["early"]["conditions"]["full"]["answered"] is True  # the other conditions were answered
     assert "failure" not in json.dumps(probes["late"])
     entries = run["aggregates"]["failed_requests"]["cases"]["multi"]
-    assert entries == [{"probe": "early", "condition": "compacted", **compacted["failure"]}]
+    assert entries == [{"probe": "early", "at": "compaction:1", "condition": "compacted", **compacted["failure"]}]
     answered = run["aggregates"]["headline"]["answered"]
     assert answered["tests_summary"]["total"] == 1  # only `late`: `early` is left out of the answer grades
     assert run["aggregates"]["headline"]["retained"]["tests_summary"]["total"] == 2
@@ -181,7 +181,7 @@ def test_gate_json_names_the_unmeasured_probe_and_never_pairs_it(tmp_path, cases
     verdict = json.loads(capsys.readouterr().out)
     assert list(verdict["failed_requests"]) == ["multi/early"]
     assert "the answer request failed" in verdict["failed_requests"]["multi/early"]
-    assert verdict["failed_requests"]["multi/early"].endswith("(compacted)")
+    assert verdict["failed_requests"]["multi/early"].endswith("(at compaction:1, compacted)")
     assert verdict["probes"]["multi/early"]["valid"] is False and verdict["paired"]["pairs"] == 1
     assert verdict["regressions"] == [] and verdict["status"] == "fail"
 

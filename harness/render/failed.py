@@ -13,6 +13,8 @@ def failed_request_lines(aggregates: Mapping[str, Any]) -> list[str]:
     for case, entries in found.get("cases", {}).items():
         for entry in entries:
             where = case if entry.get("probe") is None else f"{case}/{entry['probe']}"
+            if entry.get("at"):
+                where += f" at {entry['at']}"
             if entry.get("condition"):
                 where += f" ({entry['condition']})"
             what = (f"compaction {entry['compaction']}'s summarizer" if entry.get("compaction") is not None

@@ -154,8 +154,8 @@ class Aggregator:
         outcome, entries = record.outcome, []
         for probe in outcome.probes:
             for condition, failure in probe.failures:
-                entries.append({"probe": probe.id, **({} if condition is None else {"condition": condition}),
-                                **failure.to_json()})
+                entries.append({"probe": probe.id, "at": probe.at,
+                                **({} if condition is None else {"condition": condition}), **failure.to_json()})
         if outcome.failure is not None and not any(p.failure for p in outcome.probes):
             entries.append({"probe": None, **outcome.failure.to_json()})
         if entries:

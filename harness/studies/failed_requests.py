@@ -18,7 +18,7 @@ def failed_requests(run: dict[str, Any]) -> dict[str, str]:
         name = case["case"]
         for probe in case.get("probes", ()):
             for condition, failure in _failures(probe):
-                where = f" ({condition})" if condition else ""
+                where = f" (at {probe['at']}{f', {condition}' if condition else ''})"
                 out.setdefault(f"{name}/{probe['id']}", f"{RequestFailure.from_json(failure).describe()}{where}")
         if case.get("failure") and not any(key.startswith(f"{name}/") for key in out):
             out.setdefault(name, RequestFailure.from_json(case["failure"]).describe())
