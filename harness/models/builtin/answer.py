@@ -20,6 +20,8 @@ from harness.models.builtin.text import PATH, last_user
 MAX_ANSWER_CHARS = 600
 MAX_UNIT_CHARS = 240
 MAX_ANSWER_PATHS = 4
+MAX_EXTRA_UNITS = 2
+EXTRA_SHARE = 0.5  # a further unit joins the answer when it scores at least this share of the best
 
 _PAST_CLAUSE = re.compile(r"\b(from|was|were|old|previous(ly)?|no longer|drained|deprecated|collides?|goes away|"
                           r"instead of|rather than|used to|earlier|before)\b", re.I)
@@ -90,6 +92,31 @@ def _with_continuation(ctx, position: int) -> str:
     return unit
 
 
+RESTATED = 0.5  # share of shared words above which a unit restates another
+
+
+def _restates(words: frozenset[str], other: frozenset[str]) -> bool:
+    return bool(words) and len(words & other) / len(words | other) >= RESTATED
+
+
+def _runners_up(ctx, scored: list[tuple[float, int]], best: int, wanted: frozenset[str]) -> list[str]:
+    """The next best units, from other messages and close in score to the best: the second fact of a
+    two-part answer often sits in the message beside the first."""
+    top = scored[0][0]
+    seen = {ctx.messages[best]}
+    extra: list[str] = []
+    for score, position in scored[1:12]:
+        if len(extra) >= MAX_EXTRA_UNITS or score < EXTRA_SHARE * top:
+            break
+        if ctx.messages[position] in seen or position in ctx.stale or ctx.roles[position] == "system":
+            continue
+        if _restates(ctx.words[position], ctx.words[best]):
+            continue  # the same statement again adds nothing, and an older wording of it may be out of date
+        seen.add(ctx.messages[position])
+        extra.append(_clip_around(_with_continuation(ctx, position), wanted))
+    return extra
+
+
 def answer(request: ModelRequest, contexts: ContextCache) -> tuple[str, str]:
     """(reply, finish reason) for a question: the last user message, asked of everything before it."""
     question = last_user(request)
@@ -115,6 +142,8 @@ def answer(request: ModelRequest, contexts: ContextCache) -> tuple[str, str]:
             lines.append(value)
     if not lines:
         lines.append(_clip_around(_current_clauses(unit) if current else unit, wanted))
+        if not ask.value:
+            lines += _runners_up(ctx, scored, best, wanted)
     if ask.file:
         paths: list[str] = []
         for _, position in scored[:8]:
