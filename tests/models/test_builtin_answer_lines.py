@@ -32,3 +32,14 @@ def test_a_stale_statement_is_not_added_beside_the_answer() -> None:
                M("user", "Update: deploy the billing service with 5 replicas instead."))
     reply = ask(history, "How should the billing service be deployed?")
     assert "5 replicas" in reply and "3 replicas" not in reply
+
+
+def test_a_tool_call_answer_carries_what_the_call_printed() -> None:
+    from harness.models.base import ToolCallSpec
+
+    history = (M("user", "Keep the suite green."), *FILLER,
+               M("assistant", "Running the suite.", (ToolCallSpec("c1", "bash", {"command": "pnpm test --reporter dot"}),)),
+               M("tool", "........\n345 passed, 0 failed", tool_call_id="c1"))
+    reply = ask(history, "What did `pnpm test --reporter dot` print?")
+    assert reply.splitlines()[:2] == ["bash: command=pnpm test --reporter dot", "345 passed, 0 failed"]
+    assert reply.count("345") == 1

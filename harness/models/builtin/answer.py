@@ -99,11 +99,23 @@ def _restates(words: frozenset[str], other: frozenset[str]) -> bool:
     return bool(words) and len(words & other) / len(words | other) >= RESTATED
 
 
-def _runners_up(ctx, scored: list[tuple[float, int]], best: int, wanted: frozenset[str]) -> list[str]:
+def _call_output(ctx, wanted: frozenset[str], call: int) -> int | None:
+    """For a best unit that is a tool call: the line of the call's output that shares the most question
+    words (the last such line; a run prints its totals at the end), which holds what the step found."""
+    message = ctx.messages[call]
+    outputs = [p for result in (message + 1, message + 2) for p in ctx.by_message.get(result, ())
+               if ctx.roles[p] == "tool" and ctx.parent[p] == message]
+    if not outputs:
+        return None
+    return max(outputs, key=lambda p: (len(ctx.words[p] & wanted), p))
+
+
+def _runners_up(ctx, scored: list[tuple[float, int]], best: int, wanted: frozenset[str],
+                used: tuple[int, ...] = ()) -> list[str]:
     """The next best units, from other messages and close in score to the best: the second fact of a
     two-part answer often sits in the message beside the first."""
     top = scored[0][0]
-    seen = {ctx.messages[best]}
+    seen = {ctx.messages[best], *(ctx.messages[p] for p in used)}
     extra: list[str] = []
     for score, position in scored[1:12]:
         if len(extra) >= MAX_EXTRA_UNITS or score < EXTRA_SHARE * top:
@@ -142,8 +154,11 @@ def answer(request: ModelRequest, contexts: ContextCache) -> tuple[str, str]:
             lines.append(value)
     if not lines:
         lines.append(_clip_around(_current_clauses(unit) if current else unit, wanted))
+        output = _call_output(ctx, wanted, best) if ctx.roles[best] == "call" else None
+        if output is not None:
+            lines.append(_clip_around(_with_continuation(ctx, output), wanted))
         if not ask.value:
-            lines += _runners_up(ctx, scored, best, wanted)
+            lines += _runners_up(ctx, scored, best, wanted, (output,) if output is not None else ())
     if ask.file:
         paths: list[str] = []
         for _, position in scored[:8]:
