@@ -20,8 +20,8 @@ from harness.models.builtin.text import PATH, last_user
 MAX_ANSWER_CHARS = 600
 MAX_UNIT_CHARS = 240
 MAX_ANSWER_PATHS = 4
-MAX_EXTRA_UNITS = 2
-EXTRA_SHARE = 0.5  # a further unit joins the answer when it scores at least this share of the best
+MAX_EXTRA_UNITS = 4
+EXTRA_SHARE = 0.3  # a further unit joins the answer when it scores at least this share of the best
 
 _PAST_CLAUSE = re.compile(r"\b(from|was|were|old|previous(ly)?|no longer|drained|deprecated|collides?|goes away|"
                           r"instead of|rather than|used to|earlier|before)\b", re.I)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from harness.models.builtin.shapes import answer_shape
 from harness.models.builtin.text import STOPWORDS, content_words, stem
 
 
@@ -52,6 +53,8 @@ class Ask:
     command: bool
     recency: bool
     focus: frozenset[str] = frozenset()  # the words of the thing asked for: "which *Kubernetes namespace*"
+    shape: re.Pattern[str] | None = None  # the token kind of the answer ("which commit": a hash), shapes.py
+    text: str = ""  # the question itself
 
 
 _FOCUS = re.compile(r"\b(?:which|what)\s+([\w./`'()-]+)(?:\s+([\w./`'()-]+))?", re.I)
@@ -90,6 +93,7 @@ def ask_of(question: str) -> Ask:
         command=bool(_Q_COMMAND.search(question)),
         recency=bool(_RECENCY_CUES.search(question) or _Q_CURRENT.search(question)) or nxt,
         focus=_focus_members(focus_of(question), question) if not _Q_GOAL.search(question) else frozenset(),
+        shape=answer_shape(question), text=question,
     )
 
 

@@ -8,6 +8,7 @@ import re
 
 from harness.models.builtin.context import Context
 from harness.models.builtin.question import Ask
+from harness.models.builtin.shapes import shape_weight
 from harness.models.builtin.text import DECISION_CUES, ERROR_LINE, PATH, TYPED_ERROR, stem, tool_action
 
 
@@ -53,7 +54,8 @@ def score_units(ctx: Context, wanted: frozenset[str], ask: Ask) -> list[tuple[fl
     _lend_to_steps(ctx, ask, scores)
     focus = ask.focus & ctx.postings.keys()
     scored = [(_weighted(ctx, ask, position, score) * _informative(ctx, wanted, position)
-               * (1.0 if not focus or focus & ctx.words[position] else MISSING_FOCUS), position)
+               * (1.0 if not focus or focus & ctx.words[position] else MISSING_FOCUS)
+               * shape_weight(ctx.units[position], ask.shape, ask.text), position)
               for position, score in scores.items()]
     scored.sort(key=lambda pair: (-pair[0], -pair[1]))
     return scored
