@@ -47,6 +47,8 @@ def stem(word: str) -> str:
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             return word[: -len(suffix)]
+    if len(word) > 4 and word.endswith("e") and not word.endswith(("ee", "ie", "ye")):
+        return word[:-1]  # delete / deleted / deletes, migrate / migrated: one stem with the stripped forms
     if len(word) == 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]  # refs, bugs, logs: a short plural is its noun
     return word
