@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from harness.models.base import ChatMessage, ModelRequest
+from harness.models.builtin.noise import user_words
 from harness.models.builtin.text import (ERROR_LINE, HEADING, KEYED_VALUE, STOPWORDS, TYPED_ERROR, content_words,
                                          sentences)
 
@@ -95,12 +96,16 @@ def build_context(request: ModelRequest) -> Context:
     caller: dict[str, int] = {}
     parents: dict[int, int] = {}
     for index, message in enumerate(request.messages[:-1]):
-        if message.role == "user" and first_user < 0:
-            first_user = index
         for call in message.tool_calls:
             caller[call.id] = index
         if message.role == "tool":
             parents[index] = caller.get(message.tool_call_id or "", index - 1)
+        if message.role == "user":
+            said, harness = _user_parts(message.content)
+            if said and first_user < 0:
+                first_user = index
+            texts += [(said, "user", index), (harness, "system", index)]
+            continue
         texts.append((message.content, message.role, index))
         for call in message.tool_calls:
             headers, long_lines = _call_units(call)
@@ -128,6 +133,16 @@ def build_context(request: ModelRequest) -> Context:
     errorish = [f[0] if not s else _said_error(u) for f, s, u in zip(flags, said, units)]
     return Context(units, roles, messages, said, words, lengths, postings, stale, first_user,
                     (sum(lengths) / len(lengths)) if sum(lengths) else 1.0, code, parent, by_message, errorish)
+
+
+def _user_parts(text: str) -> tuple[str, str]:
+    """A user turn as (the user's own words, what the harness put in it: injected instructions, command
+    echoes, skill bodies, 'continue' prompts). The harness text is still read, as the system's, not the user's."""
+    said = user_words(text)
+    if said == text.strip():
+        return said, ""
+    kept = set(said.splitlines())
+    return said, "\n".join(line for line in text.splitlines() if line.strip() and line.rstrip() not in kept)
 
 
 _ERROR_HINTS = ("rror", "xception", "fail", "fatal", "panic", "want", "expect", "got", "assert", "should",

@@ -32,6 +32,10 @@ _Q_CONSTRAINT = re.compile(r"\b(must|required?|allowed|forbid\w*|user (say|said|
 _Q_ERROR = re.compile(r"\b(errors?|exceptions?|raised?|rais\w+|fail\w*|crash\w*|complain\w*|assert\w*|report\w*|"
                       r"broke|traceback|warn\w*|hit)\b", re.I)
 _Q_COMMAND = re.compile(r"\b(command|run|runs|ran|invocation|cli)\b", re.I)
+# the question asks for the user's own words: what they asked, said, wanted, required or pointed out
+_Q_USER = re.compile(r"\b(user|they|he|she)\s+(first\s+|then\s+|later\s+|just\s+)?(ask|asked|asks|say|said|says|"
+                     r"want|wanted|wants|require|required|requires|request|requested|point(ed)? out|state|stated|"
+                     r"told|tell|insist\w*|prefer\w*|reject\w*|question\w*|report\w*|share\w*|paste\w*)\b", re.I)
 _RECENCY_CUES = re.compile(r"\b(now|current|currently|latest|still|final|last)\b", re.I)
 
 
@@ -52,6 +56,7 @@ class Ask:
     error: bool
     command: bool
     recency: bool
+    user: bool = False  # the answer is in the user's words
     focus: frozenset[str] = frozenset()  # the words of the thing asked for: "which *Kubernetes namespace*"
     shape: re.Pattern[str] | None = None  # the token kind of the answer ("which commit": a hash), shapes.py
     text: str = ""  # the question itself
@@ -93,7 +98,7 @@ def ask_of(question: str) -> Ask:
         command=bool(_Q_COMMAND.search(question)),
         recency=bool(_RECENCY_CUES.search(question) or _Q_CURRENT.search(question)) or nxt,
         focus=_focus_members(focus_of(question), question) if not _Q_GOAL.search(question) else frozenset(),
-        shape=answer_shape(question), text=question,
+        shape=answer_shape(question), text=question, user=bool(_Q_USER.search(question)),
     )
 
 

@@ -37,7 +37,8 @@ _GENERIC_Q = frozenset(stem(w) for w in (
 _SEARCH_TOOL = re.compile(r"^\w*(grep|glob|search|find)\w*:", re.I)
 ASKED = 0.5
 FOCUS_WEIGHT = 1.6
-MISSING_FOCUS = 0.6  # a unit that names nothing of the kind asked for
+MISSING_FOCUS = 0.6
+USER_SAID = 2.5  # a question about what the user said is answered by the user's words  # a unit that names nothing of the kind asked for
 
 
 def score_units(ctx: Context, wanted: frozenset[str], ask: Ask) -> list[tuple[float, int]]:
@@ -209,6 +210,8 @@ def _intent_weighted(ctx: Context, ask: Ask, position: int, score: float) -> flo
             score *= 0.7 if role == "assistant" else 0.3
     if ask.constraint and not ask.goal:
         score *= 2.0 if role == "user" else (1.0 if role == "system" else 0.7)
+    elif ask.user and not ask.goal:
+        score *= USER_SAID if role == "user" else 0.7
     if ask.error:
         if not ctx.said[position] and (TYPED_ERROR.search(unit) or ERROR_LINE.search(unit)):
             score *= 2.5
