@@ -115,18 +115,29 @@ def _runners_up(ctx, scored: list[tuple[float, int]], best: int, wanted: frozens
     """The next best units, from other messages and close in score to the best: the second fact of a
     two-part answer often sits in the message beside the first."""
     top = scored[0][0]
-    seen = {ctx.messages[best], *(ctx.messages[p] for p in used)}
+    seen = {(ctx.messages[best], ctx.said[best]), *((ctx.messages[p], ctx.said[p]) for p in used)}
     extra: list[str] = []
     for score, position in scored[1:12]:
         if len(extra) >= MAX_EXTRA_UNITS or score < EXTRA_SHARE * top:
             break
-        if ctx.messages[position] in seen or position in ctx.stale or ctx.roles[position] == "system":
+        if (ctx.messages[position], ctx.said[position]) in seen or position in ctx.stale or ctx.roles[position] == "system":
             continue
         if _restates(ctx.words[position], ctx.words[best]):
             continue  # the same statement again adds nothing, and an older wording of it may be out of date
-        seen.add(ctx.messages[position])
+        seen.add((ctx.messages[position], ctx.said[position]))
         extra.append(_clip_around(_with_continuation(ctx, position), wanted))
     return extra
+
+
+def _latest_restatement(ctx, scored: list[tuple[float, int]]) -> int:
+    """For a question about the current state: the latest of the close-scoring units that restate the best
+    one ('-destination name=iPhone 16', later '... name=iPhone 17 Pro'): a later wording replaces an earlier."""
+    top, best = scored[0]
+    latest = best
+    for score, position in scored[1:10]:
+        if score >= EXTRA_SHARE * top and position > latest and _restates(ctx.words[position], ctx.words[best]):
+            latest = position
+    return latest
 
 
 def answer(request: ModelRequest, contexts: ContextCache) -> tuple[str, str]:
@@ -143,7 +154,7 @@ def answer(request: ModelRequest, contexts: ContextCache) -> tuple[str, str]:
     scored = score_units(ctx, wanted, ask)
     if not scored:
         return "I don't know.", "stop"
-    best = scored[0][1]
+    best = _latest_restatement(ctx, scored) if ask.recency else scored[0][1]
     # an earlier value for the same thing in the running: answer with the current clauses of the best unit
     current = (ask.recency and ask.value) or (ask.value and any(p in ctx.stale for _, p in scored[:3]))
     unit = _with_continuation(ctx, best)

@@ -26,7 +26,8 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (_asks(r"commits?|sha|hash"),
      re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")),
     (_asks(r"branch(?:es)?"),
-     re.compile(r"(?<![\w/.])[A-Za-z][\w.-]*/[\w.-]*[A-Za-z0-9](?![\w/]*\.\w{1,5}\b)(?![\w/])")),
+     re.compile(r"(?<![\w/.])[A-Za-z][\w.-]*/[\w.-]*[A-Za-z0-9](?![\w/]*\.\w{1,5}\b)(?![\w/])|"
+                r"\b(main|master|trunk|develop)\b")),
     (re.compile(r"\b(?:the (?:id|number) of|(?:which|what)(?:\s+[\w'-]+){0,2}\s+(?:id|ids|identifier)\b)", re.I),
      re.compile(r"\b\d{3,}\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b|#\d+\b")),
     (_asks(r"functions?|methods?|helpers?|helper functions?|handlers?|class(?:es)?|types?|structs?|constants?|"
