@@ -110,21 +110,31 @@ def _call_output(ctx, wanted: frozenset[str], call: int) -> int | None:
     return max(outputs, key=lambda p: (len(ctx.words[p] & wanted), p))
 
 
+PER_OUTPUT = 1  # lines one tool output may give the answer (an error line and the line that explains it)
+
+
 def _runners_up(ctx, scored: list[tuple[float, int]], best: int, wanted: frozenset[str],
                 used: tuple[int, ...] = ()) -> list[str]:
-    """The next best units, from other messages and close in score to the best: the second fact of a
-    two-part answer often sits in the message beside the first."""
+    """The next best units, close in score to the best: the second fact of a two-part answer often sits in
+    the message beside the first. One unit per message said (two per tool output), none restating another."""
     top = scored[0][0]
-    seen = {(ctx.messages[best], ctx.said[best]), *((ctx.messages[p], ctx.said[p]) for p in used)}
+    chosen = [best, *used]
+    taken: dict[tuple[int, bool], int] = {}
+    for position in chosen:
+        taken[(ctx.messages[position], ctx.said[position])] = taken.get((ctx.messages[position], ctx.said[position]), 0) + 1
     extra: list[str] = []
     for score, position in scored[1:12]:
         if len(extra) >= MAX_EXTRA_UNITS or score < EXTRA_SHARE * top:
             break
-        if (ctx.messages[position], ctx.said[position]) in seen or position in ctx.stale or ctx.roles[position] == "system":
+        key = (ctx.messages[position], ctx.said[position])
+        if taken.get(key, 0) >= (1 if ctx.said[position] else PER_OUTPUT):
             continue
-        if _restates(ctx.words[position], ctx.words[best]):
+        if position in ctx.stale or ctx.roles[position] == "system" or position in chosen:
+            continue
+        if any(_restates(ctx.words[position], ctx.words[other]) for other in chosen):
             continue  # the same statement again adds nothing, and an older wording of it may be out of date
-        seen.add((ctx.messages[position], ctx.said[position]))
+        taken[key] = taken.get(key, 0) + 1
+        chosen.append(position)
         extra.append(_clip_around(_with_continuation(ctx, position), wanted))
     return extra
 

@@ -10,7 +10,9 @@ from harness.models.builtin.text import STOPWORDS, content_words, stem
 
 
 _Q_GOAL = re.compile(r"\b(goal|trying to (achieve|do)|being (built|added|investigated|fixed|implemented|changed|"
-                     r"refactored|migrated)|session (is )?about|what (bug|feature|task)|working on|overall)\b", re.I)
+                     r"refactored|migrated)|session (is )?about|what (bug|feature|task)|working on|overall|"
+                     r"(session|work) (start|started|begin|began)|(user|they) first|first ask\w*|"
+                     r"(this|the) session (is )?(implement|doing|build|fix)\w*)\b", re.I)
 _Q_NEXT = re.compile(r"\b(next|what now|what should (be|happen|we|i)|last (action|command|step))\b", re.I)
 _Q_REMAINING = re.compile(r"\b(still (not|to|fail|open|missing|left|pending)\w*|remain\w*|left to|not (yet )?done|"
                           r"unimplemented|outstanding|todo)\b", re.I)
