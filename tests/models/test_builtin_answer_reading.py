@@ -96,3 +96,11 @@ def test_the_current_state_is_the_latest_restatement() -> None:
     history = (M("user", "Build the app."), *build("iPhone 16"), *FILLER, *build("iPhone 17 Pro"))
     reply = ask(history, "Which simulator does the xcodebuild command target now?")
     assert "iPhone 17 Pro" in reply.splitlines()[0]
+
+
+def test_a_commit_hash_states_no_value_and_what_became_of_asks_for_the_latest() -> None:
+    from harness.models.builtin.scoring import _states_value
+
+    assert not _states_value("eb6269d handle if a single jsonl line is bigger then chunk size")
+    assert _states_value("The transcript is split into 50MB chunks") and _states_value("ticket HRB-4127")
+    assert ask_of("What became of the PII sanitiser added in step 7?").recency

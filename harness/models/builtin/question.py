@@ -38,7 +38,8 @@ _Q_COMMAND = re.compile(r"\b(command|run|runs|ran|invocation|cli)\b", re.I)
 _Q_USER = re.compile(r"\b(user|they|he|she)\s+(first\s+|then\s+|later\s+|just\s+)?(ask|asked|asks|say|said|says|"
                      r"want|wanted|wants|require|required|requires|request|requested|point(ed)? out|state|stated|"
                      r"told|tell|insist\w*|prefer\w*|reject\w*|question\w*|report\w*|share\w*|paste\w*)\b", re.I)
-_RECENCY_CUES = re.compile(r"\b(now|current|currently|latest|still|final|last)\b", re.I)
+_RECENCY_CUES = re.compile(r"\b(now|current|currently|latest|still|final|last|became of|become of|ended up|"
+                           r"in the end|eventually|finally|what happened to)\b", re.I)
 
 
 @dataclass(frozen=True)

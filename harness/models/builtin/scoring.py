@@ -25,6 +25,14 @@ _STATUS_CUES = re.compile(r"^(remaining|still open|not done|not yet done|todo|ne
 _INTENT_WORDS = frozenset(stem(w) for w in ("fix", "fixed", "resolve", "resolved", "solve", "solved", "handled",
                                              "handle", "next", "report", "reported", "error", "raise", "raised"))
 _HAS_DIGIT = re.compile(r"\d")
+# a stated value: a token with a digit (8080, 50MB, HRB-4127, kw-prod-fra2), not a commit hash (eb6269d), which
+# is a name of a commit and answers no 'what size' or 'which port'
+_DIGIT_TOKEN = re.compile(r"[\w.:/-]*\d[\w.:/-]*")
+_HASH = re.compile(r"(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}")
+
+
+def _states_value(unit: str) -> bool:
+    return any(not _HASH.fullmatch(token) for token in _DIGIT_TOKEN.findall(unit))
 # a unit that lays out alternatives is not the choice made between them
 _OPTIONS = re.compile(r"^\s*(options?|alternatives?|choices?|either)\b|\(a\).*\(b\)|\b1\).*\b2\)", re.I)
 _CHOICE_CUES = re.compile(r"\b(choosing|chosen|picking|picked|settled on|going for|we'll use|i'll use|"
@@ -232,7 +240,7 @@ def _intent_weighted(ctx: Context, ask: Ask, position: int, score: float) -> flo
         if role == "call" and tool_action(unit.split(":", 1)[0]) in ("edited", "created"):
             score *= 1.5
     if ask.value and not ask.file:
-        score *= 1.5 if _HAS_DIGIT.search(unit) else 0.7
+        score *= 1.5 if _states_value(unit) else 0.7
     if ask.command and role == "call":
         score *= 1.5
     if ask.next or ask.remaining:
