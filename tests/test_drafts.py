@@ -94,8 +94,22 @@ def test_every_proposed_draft_is_sound_and_passes_on_the_full_history_in_a_run(t
     assert all(p["valid"] for p in graded), [p["id"] for p in graded if not p["valid"]]
 
 
-def test_show_dropped_lists_the_failed_candidates_with_their_reasons(tmp_path, capsys):
-    source = Path(__file__).parent / "importers" / "data" / "claude_code.jsonl"  # its goal candidate fails
+def test_show_dropped_lists_the_failed_candidates_with_their_reasons(tmp_path, capsys, monkeypatch):
+    import harness.models.builtin as builtin
+    from harness.models.base import ModelResponse, Usage
+
+    class GoalBlind(builtin.BuiltinClient):
+        """The builtin answerer, except that it cannot answer the goal question: that candidate fails its
+        full-history check, whatever the builtin answers today."""
+
+        def complete(self, request):
+            if "first request" in request.messages[-1].content:
+                return ModelResponse(text="I don't know.", usage=Usage(0, 0), latency_s=0.0, model="builtin",
+                                     finish_reason="stop")
+            return super().complete(request)
+
+    monkeypatch.setattr(builtin, "BuiltinClient", GoalBlind)
+    source = Path(__file__).parent / "importers" / "data" / "claude_code.jsonl"
     _, printed = _drafted(tmp_path, capsys, source=source)
     _, shown = _drafted(tmp_path / "again", capsys, "--show-dropped", source=source)
     kept, everything = tomllib.loads(printed)["probe"], tomllib.loads(shown)["probe"]
