@@ -104,3 +104,22 @@ def test_a_commit_hash_states_no_value_and_what_became_of_asks_for_the_latest() 
     assert not _states_value("eb6269d handle if a single jsonl line is bigger then chunk size")
     assert _states_value("The transcript is split into 50MB chunks") and _states_value("ticket HRB-4127")
     assert ask_of("What became of the PII sanitiser added in step 7?").recency
+
+
+def test_a_question_naming_the_compaction_is_answered_not_summarized() -> None:
+    from harness.models.builtin import detect_mode
+    from harness.probes import ANSWER_INSTRUCTION
+
+    question = ANSWER_INSTRUCTION.format(question="What was the assistant doing at the moment of compaction?")
+    request = ModelRequest("builtin", None, (*FILLER, M("user", question)), 200)
+    assert detect_mode(request) == "answer"
+    assert detect_mode(ModelRequest("builtin", None, (*FILLER, M("user", "Summarize the conversation.")), 200)) == "summary"
+
+
+def test_what_was_under_way_at_the_cut_is_the_last_steps() -> None:
+    assert ask_of("What change was in progress at the moment of compaction?").in_flight
+    assert not ask_of("Which port does staging use?").in_flight
+    history = (M("user", "Add likes to the feed."), *FILLER,
+               M("assistant", "Adding toggleLike to FirebaseFeedService.", (ToolCallSpec("e1", "edit", {
+                   "path": "FirebaseFeedService.swift", "new": "func toggleLike() {}"}),)))
+    assert "toggleLike" in ask(history, "What change was in progress at the moment of compaction?")

@@ -31,7 +31,9 @@ def detect_mode(request: ModelRequest) -> str:
     if _JUDGE_ASK.search(system) and _ZERO_TO_FIVE.search(system):
         return "judge"
     instruction = last_user(request)
-    if instruction is not None and _SUMMARY_ASK.search(instruction.content):
+    # a question asked of the conversation may name a summary or the compaction ("what was the agent doing at
+    # the moment of compaction?"): only the instruction around it can ask for one
+    if instruction is not None and _SUMMARY_ASK.search(instruction.content.split("Question:", 1)[0]):
         return "summary"
     return "answer"
 

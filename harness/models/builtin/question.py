@@ -38,6 +38,11 @@ _Q_COMMAND = re.compile(r"\b(command|run|runs|ran|invocation|cli)\b", re.I)
 _Q_USER = re.compile(r"\b(user|they|he|she)\s+(first\s+|then\s+|later\s+|just\s+)?(ask|asked|asks|say|said|says|"
                      r"want|wanted|wants|require|required|requires|request|requested|point(ed)? out|state|stated|"
                      r"told|tell|insist\w*|prefer\w*|reject\w*|question\w*|report\w*|share\w*|paste\w*)\b", re.I)
+# the question asks what was under way when the history was cut: the answer is the last steps
+_Q_IN_FLIGHT = re.compile(r"\b(at the (moment|time|point) of (the )?(\w+ )?compaction|when (the )?(context|history|"
+                          r"conversation) (was|is|got) (compacted|cut|summari[sz]ed)|(when|before) (the )?(\w+ )?"
+                          r"compaction|in progress|in flight|under way|underway|being (worked on|done|made|examined|"
+                          r"edited|written|run|investigated)|was (the (assistant|agent) )?(doing|working on))\b", re.I)
 _RECENCY_CUES = re.compile(r"\b(now|current|currently|latest|still|final|last|became of|become of|ended up|"
                            r"in the end|eventually|finally|what happened to)\b", re.I)
 
@@ -60,6 +65,7 @@ class Ask:
     command: bool
     recency: bool
     user: bool = False  # the answer is in the user's words
+    in_flight: bool = False  # what was under way when the history ends: its last steps
     focus: frozenset[str] = frozenset()  # the words of the thing asked for: "which *Kubernetes namespace*"
     shape: re.Pattern[str] | None = None  # the token kind of the answer ("which commit": a hash), shapes.py
     text: str = ""  # the question itself
@@ -102,6 +108,7 @@ def ask_of(question: str) -> Ask:
         recency=bool(_RECENCY_CUES.search(question) or _Q_CURRENT.search(question)) or nxt,
         focus=_focus_members(focus_of(question), question) if not _Q_GOAL.search(question) else frozenset(),
         shape=answer_shape(question), text=question, user=bool(_Q_USER.search(question)),
+        in_flight=bool(_Q_IN_FLIGHT.search(question)),
     )
 
 

@@ -25,6 +25,9 @@ _STATUS_CUES = re.compile(r"^(remaining|still open|not done|not yet done|todo|ne
 _INTENT_WORDS = frozenset(stem(w) for w in ("fix", "fixed", "resolve", "resolved", "solve", "solved", "handled",
                                              "handle", "next", "report", "reported", "error", "raise", "raised"))
 _HAS_DIGIT = re.compile(r"\d")
+_IN_FLIGHT_FRAME = frozenset(stem(w) for w in (
+    "moment", "compaction", "compacted", "context", "point", "time", "progress", "being", "made", "doing",
+    "examined", "worked", "working", "change", "step", "implementation", "first", "second", "third"))
 # a stated value: a token with a digit (8080, 50MB, HRB-4127, kw-prod-fra2), not a commit hash (eb6269d), which
 # is a name of a commit and answers no 'what size' or 'which port'
 _DIGIT_TOKEN = re.compile(r"[\w.:/-]*\d[\w.:/-]*")
@@ -46,6 +49,7 @@ _SEARCH_TOOL = re.compile(r"^\w*(grep|glob|search|find)\w*:", re.I)
 ASKED = 0.5
 FOCUS_WEIGHT = 1.6
 MISSING_FOCUS = 0.6
+IN_FLIGHT_MESSAGES = 8  # the last messages that hold what was under way at the cut
 USER_SAID = 2.5  # a question about what the user said is answered by the user's words  # a unit that names nothing of the kind asked for
 
 
@@ -93,6 +97,9 @@ def _word_scores(ctx: Context, wanted: frozenset[str], ask: Ask) -> dict[int, fl
     for w in _INTENT_WORDS:  # "how was it fixed": the word 'fixed' is the kind of answer, not its topic
         if w in idf and (ask.fix or ask.next or ask.error):
             idf[w] *= 0.3
+    for w in _IN_FLIGHT_FRAME:  # "at the moment of compaction": when it was asked about, not what
+        if w in idf and ask.in_flight:
+            idf[w] *= 0.1
     for w in ask.focus:  # the kind of thing asked for: the answer names it
         if w in idf:
             idf[w] *= FOCUS_WEIGHT
@@ -110,6 +117,13 @@ def _add_session_candidates(ctx: Context, ask: Ask, scores: dict[int, float]) ->
     if ask.goal:
         for rank, position in enumerate(ctx.by_message.get(ctx.first_user, ())):
             scores[position] = scores.get(position, 0.0) + (1.5 if rank == 0 else 0.7)
+    if ask.in_flight:  # the last steps are candidates with no word in common: "what was being done"
+        last = ctx.messages[-1] if ctx.messages else 0
+        for position in range(total - 1, -1, -1):
+            if last - ctx.messages[position] > IN_FLIGHT_MESSAGES:
+                break
+            if ctx.roles[position] in ("assistant", "call"):
+                scores.setdefault(position, 0.5)
     if ask.next or ask.remaining:
         for position in range(max(0, total - 3000), total):
             if ctx.said[position] and ctx.roles[position] != "system" and _NEXT_UNIT_CUES.search(ctx.units[position]):
@@ -243,6 +257,11 @@ def _intent_weighted(ctx: Context, ask: Ask, position: int, score: float) -> flo
         score *= 1.5 if _states_value(unit) else 0.7
     if ask.command and role == "call":
         score *= 1.5
+    if ask.in_flight:  # the closer to the end of the history, the likelier what was under way
+        behind = (ctx.messages[-1] if ctx.messages else 0) - ctx.messages[position]
+        score *= 3.0 if behind <= 2 else (2.0 if behind <= IN_FLIGHT_MESSAGES else 0.2)
+        if role in ("call", "assistant"):
+            score *= 1.3
     if ask.next or ask.remaining:
         cues = _REMAINING_UNIT_CUES if ask.remaining else _NEXT_UNIT_CUES
         if ctx.said[position] and role != "system":
