@@ -16,15 +16,16 @@ from dataclasses import dataclass, field
 from harness.models import _tokens
 from harness.models.base import ChatMessage, ModelRequest
 from harness.models.builtin.facts import fact_lines
+from harness.models.builtin.sections import category_of, previous_summary, requested_sections
 from harness.models.builtin.files import paths_in_text, paths_of_call
 from harness.models.builtin.noise import strip_noise, user_words
 from harness.models.builtin.steps import command_of, error_line, step_of
 from harness.models.builtin.tasks import TaskList, is_task_tool
+from harness.models.builtin.turns import document_title, is_pasted_document, is_shell_command
 from harness.models.builtin.text import (DECISION_CUES, HEADING, KEYED_VALUE, STOPWORDS, WORD, clip,
                                          count_cached, last_user, sentences, tool_action)
 
 
-DEFAULT_SECTIONS = ("Goal", "Constraints", "Progress", "Decisions", "Files", "Errors", "Next steps")
 FACTS_TITLE = "Exact values"
 NONE_ITEM = "(none)"
 MAX_NEXT_STEPS = 5
@@ -32,20 +33,10 @@ MIN_GOAL_WORDS = 4  # "yes", "1+2", "ok do that" answer the agent; they set no g
 # Shares of the budget for the sections that grow with the session rather than with the task.
 SHARES = {"facts": 0.25, "files": 0.15, "errors": 0.12}
 
-# Which extracted category a heading stands for, by the words in it.
-_CATEGORY_WORDS = (
-    ("facts", ("exact", "value", "fact")),
-    ("goal", ("goal", "task", "objective", "intent", "request", "purpose")),
-    ("constraints", ("constraint", "preference", "rule", "requirement", "instruction")),
-    ("decisions", ("decision", "choice", "rationale")),
-    ("files", ("file", "artifact", "code", "change")),
-    ("errors", ("error", "issue", "problem", "fail", "bug")),
-    ("next", ("next", "todo", "remaining", "pending", "open")),
-    ("progress", ("progress", "done", "status", "complete", "state", "work")),
-)
 _CONSTRAINT_CUES = re.compile(
     r"\b(use|using|don't|do not|dont|must|always|never|prefer|should|avoid|only|make sure|keep|"
-    r"required?|no longer|instead|stick to|need to)\b", re.I)
+    r"required?|no longer|instead|stick to|need to|at most|no more than|within|limit)\b", re.I)
+MIN_RULE_WORDS = 4  # "Things to always do", "Never:" head a list; they are no rule of their own
 _NEXT_CUES = re.compile(r"\b(next|i'll|i will|let's|let us|plan|todo|then i|remaining|still need|will now)\b", re.I)
 _PROGRESS_CUES = re.compile(r"\b(done|fixed|implemented|added|passes|passing|completed|created|updated|"
                             r"finished|works|working now|resolved|merged|committed|pushed)\b", re.I)
@@ -76,24 +67,6 @@ class _FileEntry:
     @property
     def written(self) -> bool:
         return any(a in ("edited", "created", "deleted") for a in self.actions)
-
-
-def requested_sections(instruction: str) -> list[tuple[str, str]]:
-    """(heading line prefix, heading title) pairs the instruction lists, in order; defaults if none."""
-    found: list[tuple[str, str]] = []
-    for line in instruction.splitlines():
-        match = HEADING.match(line.strip())
-        if match and match.group(2).strip():
-            found.append((match.group(1), match.group(2).strip()))
-    return found or [("##", title) for title in DEFAULT_SECTIONS]
-
-
-def category_of(title: str) -> str:
-    lower = title.lower()
-    for category, words in _CATEGORY_WORDS:
-        if any(word in lower for word in words):
-            return category
-    return "other"
 
 
 def _value_key(category: str, text: str) -> str | None:
@@ -183,6 +156,11 @@ class _SummaryBuilder:
 
     def _read_user(self, content: str) -> None:
         words = user_words(content)
+        if is_shell_command(words):
+            return
+        if is_pasted_document(words):
+            self._read_document(words)
+            return
         parts = sentences(words)
         if not parts:
             return
@@ -193,11 +171,21 @@ class _SummaryBuilder:
         if first_goal or (asks and asks[0] == parts[0] and len(parts[0].split()) >= MIN_GOAL_WORDS):
             self.add("goal", " ".join(asks) or parts[0], keyed=False, protected=first_goal)
         for sentence in parts:
-            if _CONSTRAINT_CUES.search(sentence):
+            if _is_rule(sentence):
                 self.add("constraints", sentence)
         for path in paths_in_text(words):
             self.touch_file(path, "mentioned by user")
         self.add_facts("\n".join(parts), "user", listing_ok=True)
+
+    def _read_document(self, words: str) -> None:
+        """A pasted document: its title says what the user handed over; its values are material (ranked as a
+        tool's), its rules are the document's, not constraints the user set."""
+        title = document_title(words)
+        if not any(i.category == "goal" for i in self.items):
+            self.add("goal", f"Work on the pasted document: {title}", keyed=False, protected=True)
+        else:
+            self.add("progress", f"User pasted a document: {title}", keyed=False)
+        self.add_facts(words, "tool")
 
     def _read_assistant(self, message: ChatMessage, pending: dict[str, tuple[str, dict]]) -> None:
         prose = [s for s in sentences(message.content) if len(s.split()) >= 4 and not _NOT_PROSE.search(s)]
@@ -344,15 +332,11 @@ def _fact_key(line: str, values: tuple[str, ...]) -> str:
     return f"facts:{values[0].lower()}"
 
 
-def _previous_summary(messages: tuple[ChatMessage, ...], sections: list[tuple[str, str]]) -> int | None:
-    """Index of a message that is an earlier summary: it carries at least two of the requested headings."""
-    wanted = {title.lower() for _, title in sections}
-    for index, message in enumerate(messages):
-        titles = {m.group(2).strip().lower() for line in message.content.splitlines()
-                  if (m := HEADING.match(line.strip()))}
-        if len(titles & wanted) >= 2:
-            return index
-    return None
+def _is_rule(sentence: str) -> bool:
+    """A sentence that sets a rule: a cue word in a whole sentence, not a heading or the lead-in of a list."""
+    text = sentence.strip()
+    return bool(_CONSTRAINT_CUES.search(text)) and len(text.split()) >= MIN_RULE_WORDS and \
+        not text.endswith((":", "：")) and not text.startswith(("#", "|"))
 
 
 def summarize(request: ModelRequest) -> tuple[str, str]:
@@ -364,7 +348,7 @@ def summarize(request: ModelRequest) -> tuple[str, str]:
         cut = max(i for i, m in enumerate(history) if m is instruction)
         history = history[:cut]
     builder = _SummaryBuilder(sections)
-    previous = _previous_summary(history, sections)
+    previous = previous_summary(history, sections)
     if previous is not None:
         builder.read_previous(history[previous].content)
         history = history[:previous] + history[previous + 1:]
