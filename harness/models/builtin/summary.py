@@ -17,7 +17,8 @@ from harness.models import _tokens
 from harness.models.base import ChatMessage, ModelRequest
 from harness.models.builtin.facts import fact_lines
 from harness.models.builtin.sections import category_of, previous_summary, requested_sections
-from harness.models.builtin.files import paths_in_text, paths_of_call
+from harness.models.builtin.files import (common_root, paths_in_text, paths_of_call, read_root_line, root_line,
+                                          same_file)
 from harness.models.builtin.noise import strip_noise, user_words
 from harness.models.builtin.steps import command_of, error_line, step_of
 from harness.models.builtin.tasks import TaskList, is_task_tool
@@ -114,7 +115,12 @@ class _SummaryBuilder:
         path = path.strip("`'\",;:()")
         if not path or len(path) > 200:
             return
-        entry = self.files.setdefault(path, _FileEntry(path))
+        same = next((known for known in self.files if same_file(known, path)), None)
+        if same is not None and not same.startswith("/") and path.startswith("/"):
+            self.files[path] = self.files.pop(same)  # the absolute path says more; it takes the entry
+            self.files[path].path = path
+            same = path
+        entry = self.files.setdefault(same or path, _FileEntry(path))
         if action and action not in entry.actions:
             entry.actions.append(action)
         entry.order = self.next_order()
@@ -127,6 +133,7 @@ class _SummaryBuilder:
 
     def read_previous(self, text: str) -> None:
         current: str | None = None
+        root = ""
         for line in strip_noise(text).splitlines():
             heading = HEADING.match(line.strip())
             if heading:
@@ -136,7 +143,11 @@ class _SummaryBuilder:
             if current is None or not item or item == NONE_ITEM:
                 continue
             if current == "files":
+                if (found := read_root_line(item)) is not None:
+                    root = found
+                    continue
                 path, _, actions = item.partition(" (")
+                path = root + path if root and not path.startswith(("/", "~")) else path
                 for action in actions.rstrip(")").split(", ") if actions else [""]:
                     self.touch_file(path, action)
             elif current == "facts":
@@ -308,8 +319,14 @@ class _SummaryBuilder:
 
     def _lines(self, category: str) -> list[str]:
         if category == "files":
-            return [f"- {f.path} ({', '.join(a for a in f.actions if a)})" if any(f.actions) else f"- {f.path}"
-                    for f in sorted(self.files.values(), key=lambda f: f.order)]
+            entries = sorted(self.files.values(), key=lambda f: f.order)
+            root = common_root([f.path for f in entries])
+            lines = [f"- {root_line(root)}"] if root else []
+            for f in entries:
+                path = f.path[len(root):] if root and f.path.startswith(root) else f.path
+                actions = ", ".join(a for a in f.actions if a)
+                lines.append(f"- {path} ({actions})" if actions else f"- {path}")
+            return lines
         return [f"- {i.text}" for i in sorted(self.items, key=lambda i: i.order) if i.category == category]
 
     def _render_all(self) -> str:
