@@ -11,7 +11,7 @@ budget; past it, and past the budget as a whole, the oldest items go first.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from harness.models import _tokens
 from harness.models.base import ChatMessage, ModelRequest
@@ -19,12 +19,14 @@ from harness.models.builtin.facts import fact_lines
 from harness.models.builtin.sections import category_of, previous_summary, requested_sections
 from harness.models.builtin.files import (common_root, paths_in_text, paths_of_call, read_root_line, root_line,
                                           same_file)
+from harness.models.builtin.keys import fact_key, value_key
 from harness.models.builtin.noise import strip_noise, user_words
-from harness.models.builtin.steps import command_of, error_line, step_of
+from harness.models.builtin.reports import is_protocol_error, is_rejection, is_subagent, report_text
+from harness.models.builtin.steps import command_of, error_line, first_line, step_of
 from harness.models.builtin.tasks import TaskList, is_task_tool
 from harness.models.builtin.turns import document_title, is_pasted_document, is_shell_command
-from harness.models.builtin.text import (DECISION_CUES, HEADING, KEYED_VALUE, STOPWORDS, WORD, clip,
-                                         count_cached, last_user, sentences, tool_action)
+from harness.models.builtin.text import (DECISION_CUES, HEADING, clip, count_cached, last_user, sentences,
+                                         tool_action)
 
 
 FACTS_TITLE = "Exact values"
@@ -37,6 +39,8 @@ SHARES = {"facts": 0.25, "files": 0.15, "errors": 0.12}
 _CONSTRAINT_CUES = re.compile(
     r"\b(use|using|don't|do not|dont|must|always|never|prefer|should|avoid|only|make sure|keep|"
     r"required?|no longer|instead|stick to|need to|at most|no more than|within|limit)\b", re.I)
+MAX_REPORT_DECISIONS = 3  # a subagent's report is long; its decisions beyond a few are detail
+MAX_ERROR_WITH_FIX = 420  # an error line and the agent's reading of it
 MIN_RULE_WORDS = 4  # "Things to always do", "Never:" head a list; they are no rule of their own
 _NEXT_CUES = re.compile(r"\b(next|i'll|i will|let's|let us|plan|todo|then i|remaining|still need|will now)\b", re.I)
 _PROGRESS_CUES = re.compile(r"\b(done|fixed|implemented|added|passes|passing|completed|created|updated|"
@@ -44,8 +48,6 @@ _PROGRESS_CUES = re.compile(r"\b(done|fixed|implemented|added|passes|passing|com
 # A sentence of prose, not a table row, a code line or a heading-like fragment.
 _NOT_PROSE = re.compile(r"^\s*(\||//|#|[{}\[\]\"'`]|\w+\s*[:=]\s*[\"'{\[(]|[\w.]+\(.*\)\s*\{?$)|[:：]\s*$")
 MAX_GOAL_SENTENCES = 2
-_LABEL = re.compile(r"^\W*([A-Za-z][\w -]{1,30}?)\s*:\s+\S")  # "Entire-Checkpoint: 764ea1a5fad1"
-_SUPERSEDE_FILLER = {"actually", "now", "instead", "please", "let's", "lets", "ok", "okay", "so", "and", "the"}
 _RANKS = {"user": 2, "assistant": 1, "tool": 0}
 
 
@@ -70,15 +72,6 @@ class _FileEntry:
         return any(a in ("edited", "created", "deleted") for a in self.actions)
 
 
-def _value_key(category: str, text: str) -> str | None:
-    """A key under which a later statement supersedes an earlier one, e.g. 'port' in 'use port 9090'."""
-    for match in KEYED_VALUE.finditer(text):
-        if match.group(1).lower() not in STOPWORDS:
-            return f"{category}:{match.group(1).lower()}"
-    words = [w for w in WORD.findall(text.lower()) if w not in _SUPERSEDE_FILLER]
-    return f"{category}:{' '.join(words)}" if words else None
-
-
 class _SummaryBuilder:
     def __init__(self, sections: list[tuple[str, str]]):
         self.sections = sections
@@ -89,6 +82,7 @@ class _SummaryBuilder:
         self.items: list[_Item] = []
         self.files: dict[str, _FileEntry] = {}
         self.tasks = TaskList()
+        self.open_error: _Item | None = None  # the last error, until the agent says what it makes of it
         self.in_flight: str | None = None  # the last step the agent started: what was going on at the cut
         self.order = 0
 
@@ -102,7 +96,7 @@ class _SummaryBuilder:
         if not text or text == NONE_ITEM:
             return
         if key is None:
-            key = _value_key(category, text) if keyed else f"{category}:{text.lower()}"
+            key = value_key(category, text) if keyed else f"{category}:{text.lower()}"
         for old in self.items:
             if old.category == category and (old.key == key or old.text.lower() == text.lower()):
                 self.items.remove(old)  # later facts win for the same key
@@ -127,7 +121,7 @@ class _SummaryBuilder:
 
     def add_facts(self, text: str, who: str, *, listing_ok: bool = False) -> None:
         for line, values in fact_lines(text, listing_ok=listing_ok):
-            self.add("facts", line, rank=_RANKS[who], key=_fact_key(line, values))
+            self.add("facts", line, rank=_RANKS[who], key=fact_key(line, values))
 
     # -- reading the request
 
@@ -200,6 +194,8 @@ class _SummaryBuilder:
 
     def _read_assistant(self, message: ChatMessage, pending: dict[str, tuple[str, dict]]) -> None:
         prose = [s for s in sentences(message.content) if len(s.split()) >= 4 and not _NOT_PROSE.search(s)]
+        if prose and self.open_error is not None:
+            self._attach_fix(prose[0])
         if prose and not message.tool_calls:  # a reply with no step after it reports a finding or an answer
             self.add("progress", prose[0], keyed=False)
         for sentence in prose:
@@ -226,16 +222,44 @@ class _SummaryBuilder:
         self.tasks.read_result(message.tool_call_id or "", message.content)
         if is_task_tool(name, arguments):
             return
+        command = command_of(arguments)
+        if is_rejection(message.content):
+            self.add("progress", f"The user declined: {step_of(name, arguments)}", keyed=False)
+            return
+        if is_protocol_error(message.content):
+            return
+        if is_subagent(name, arguments) and not message.is_error:
+            self._read_report(report_text(message.content), str(arguments.get("description") or name))
+            return
         reads = tool_action(name) == "read"
         # A file's text that mentions an error is the file, not a failure: reads only fail when marked so.
         failed = "" if reads and not message.is_error else error_line(message.content)
         if message.is_error or failed:
-            line = failed or clip(message.content.strip().splitlines()[0] if message.content.strip() else "error")
-            command = command_of(arguments)
+            line = failed or first_line(message.content) or "error"
             where = f" ({name}: {command})" if command else f" ({name})"
             self.add("errors", f"{line}{where}", keyed=False)
+            self.open_error = self.items[-1]
         if not reads:
             self.add_facts(strip_noise(message.content), "tool")
+
+    def _read_report(self, report: str, task: str) -> None:
+        """A subagent's findings: its conclusion (the report's last sentence of prose) and the sentences that
+        state a decision or a next step, as the agent's own; its values as a tool's."""
+        prose = [s for s in sentences(report) if len(s.split()) >= 4 and not _NOT_PROSE.search(s)]
+        if prose:
+            self.add("progress", f"Subagent report ({clip(task, 60)}): {prose[-1]}", keyed=False)
+        cued = [s for s in prose[:-1] if DECISION_CUES.search(s)][-MAX_REPORT_DECISIONS:]
+        for sentence in cued:
+            self.add("decisions", sentence, keyed=False)
+        self.add_facts(report, "tool")
+
+    def _attach_fix(self, sentence: str) -> None:
+        """What the agent said next after an error is how it read it or fixed it: kept beside the error."""
+        error, self.open_error = self.open_error, None
+        if error is None or error not in self.items:
+            return
+        at = self.items.index(error)
+        self.items[at] = replace(error, text=clip(f"{error.text} → {sentence}", MAX_ERROR_WITH_FIX))
 
     def finish(self) -> None:
         """The task list and the step in flight, as items newer than anything read."""
@@ -335,18 +359,6 @@ class _SummaryBuilder:
             lines = self._lines(category_of(title))
             blocks.append("\n".join([f"{prefix} {title}", *(lines or [f"- {NONE_ITEM}"])]))
         return "\n\n".join(blocks)
-
-
-def _fact_key(line: str, values: tuple[str, ...]) -> str:
-    """What a value line is about: its keyed value ('port 9090' -> port) so a new port replaces the old
-    one, else the value itself, so the same value stated again is kept once."""
-    label = _LABEL.match(line)
-    if label and not any(v in label.group(1) for v in values):
-        return f"facts:{label.group(1).strip().lower()}"  # "Entire-Checkpoint: <id>": the newest id wins
-    for match in KEYED_VALUE.finditer(line):
-        if match.group(1).lower() not in STOPWORDS and any(match.group(2) in v or v in match.group(2) for v in values):
-            return f"facts:{match.group(1).lower()}"
-    return f"facts:{values[0].lower()}"
 
 
 def _is_rule(sentence: str) -> bool:
