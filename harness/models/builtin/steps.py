@@ -63,3 +63,23 @@ def first_line(output: str) -> str:
 def _joined(lines: list[str]) -> str:
     distinct = list(dict.fromkeys(clip(line, 200) for line in lines))
     return clip("; ".join(distinct[:MAX_ERROR_LINES]))
+
+
+_CD_PREFIX = re.compile(r"^\s*(cd\s+\S+\s*(&&|;)\s*)+")
+MIN_RUNS = 2  # a command run twice is how this project builds or tests, not a one-off look
+MAX_COMMAND_CHARS = 240
+
+
+def command_key(command: str) -> str | None:
+    """What a shell command is, for knowing it again: its program and first word that is not a flag
+    (`xcodebuild build`, `bun run`, `go test`), after any `cd <dir> &&`; None for no command."""
+    words = _CD_PREFIX.sub("", command).split()
+    if not words:
+        return None
+    rest = [w for w in words[1:] if not w.startswith("-")]
+    return " ".join([words[0], *rest[:1]]).lower()
+
+
+def recurring_command(command: str) -> str:
+    """The command as the summary keeps it: one line, its `cd` prefix dropped, clipped."""
+    return clip(_CD_PREFIX.sub("", " ".join(command.split())), MAX_COMMAND_CHARS)

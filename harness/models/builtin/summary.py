@@ -22,7 +22,8 @@ from harness.models.builtin.files import (common_root, paths_in_text, paths_of_c
 from harness.models.builtin.keys import fact_key, value_key
 from harness.models.builtin.noise import strip_noise, user_words
 from harness.models.builtin.reports import is_protocol_error, is_rejection, is_subagent, report_text
-from harness.models.builtin.steps import command_of, error_line, first_line, step_of
+from harness.models.builtin.steps import (MIN_RUNS, command_key, command_of, error_line, first_line,
+                                          recurring_command, step_of)
 from harness.models.builtin.tasks import TaskList, is_task_tool
 from harness.models.builtin.turns import document_title, is_pasted_document, is_shell_command
 from harness.models.builtin.text import (DECISION_CUES, HEADING, clip, count_cached, last_user, sentences,
@@ -82,6 +83,7 @@ class _SummaryBuilder:
         self.items: list[_Item] = []
         self.files: dict[str, _FileEntry] = {}
         self.tasks = TaskList()
+        self.runs: dict[str, int] = {}  # shell commands by what they are (command_key): how often run
         self.open_error: _Item | None = None  # the last error, until the agent says what it makes of it
         self.in_flight: str | None = None  # the last step the agent started: what was going on at the cut
         self.order = 0
@@ -216,6 +218,19 @@ class _SummaryBuilder:
             for path in paths:
                 self.touch_file(path, action)
             self.in_flight = step_of(call.name, call.arguments)
+            self._count_command(call.arguments)
+
+    def _count_command(self, arguments: dict) -> None:
+        """A command the agent runs again and again (its build, its tests) is an exact value of the session:
+        kept in its latest form, which replaces the earlier one (a new simulator, a new flag)."""
+        command = arguments.get("command") or arguments.get("cmd")
+        key = command_key(command) if isinstance(command, str) else None
+        if key is None:
+            return
+        self.runs[key] = self.runs.get(key, 0) + 1
+        if self.runs[key] >= MIN_RUNS:
+            self.add("facts", f"Command run {self.runs[key]} times, latest: {recurring_command(command)}",
+                     rank=1, key=f"facts:command:{key}")
 
     def _read_tool_result(self, message: ChatMessage, pending: dict[str, tuple[str, dict]]) -> None:
         name, arguments = pending.pop(message.tool_call_id or "", ("tool", {}))
