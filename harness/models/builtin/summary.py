@@ -10,18 +10,18 @@ budget; past it, and past the budget as a whole, the oldest items go first.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 
 from harness.models import _tokens
 from harness.models.base import ChatMessage, ModelRequest
+from harness.models.builtin.cues import CONSTRAINT_CUES, NEXT_CUES, NOT_PROSE, PROGRESS_CUES, is_rule
 from harness.models.builtin.facts import fact_lines
-from harness.models.builtin.sections import category_of, previous_summary, requested_sections
 from harness.models.builtin.files import (common_root, paths_in_text, paths_of_call, read_root_line, root_line,
                                           same_file)
 from harness.models.builtin.keys import fact_key, value_key
 from harness.models.builtin.noise import strip_noise, user_words
 from harness.models.builtin.reports import is_protocol_error, is_rejection, is_subagent, report_text
+from harness.models.builtin.sections import category_of, previous_summary, requested_sections
 from harness.models.builtin.steps import (MIN_RUNS, command_key, command_of, error_line, first_line,
                                           recurring_command, step_of)
 from harness.models.builtin.tasks import TaskList, is_task_tool
@@ -37,17 +37,8 @@ MIN_GOAL_WORDS = 4  # "yes", "1+2", "ok do that" answer the agent; they set no g
 # Shares of the budget for the sections that grow with the session rather than with the task.
 SHARES = {"facts": 0.25, "files": 0.15, "errors": 0.12}
 
-_CONSTRAINT_CUES = re.compile(
-    r"\b(use|using|don't|do not|dont|must|always|never|prefer|should|avoid|only|make sure|keep|"
-    r"required?|no longer|instead|stick to|need to|at most|no more than|within|limit)\b", re.I)
 MAX_REPORT_DECISIONS = 3  # a subagent's report is long; its decisions beyond a few are detail
 MAX_ERROR_WITH_FIX = 420  # an error line and the agent's reading of it
-MIN_RULE_WORDS = 4  # "Things to always do", "Never:" head a list; they are no rule of their own
-_NEXT_CUES = re.compile(r"\b(next|i'll|i will|let's|let us|plan|todo|then i|remaining|still need|will now)\b", re.I)
-_PROGRESS_CUES = re.compile(r"\b(done|fixed|implemented|added|passes|passing|completed|created|updated|"
-                            r"finished|works|working now|resolved|merged|committed|pushed)\b", re.I)
-# A sentence of prose, not a table row, a code line or a heading-like fragment.
-_NOT_PROSE = re.compile(r"^\s*(\||//|#|[{}\[\]\"'`]|\w+\s*[:=]\s*[\"'{\[(]|[\w.]+\(.*\)\s*\{?$)|[:：]\s*$")
 MAX_GOAL_SENTENCES = 2
 _RANKS = {"user": 2, "assistant": 1, "tool": 0}
 
@@ -174,11 +165,11 @@ class _SummaryBuilder:
         first_goal = not any(i.category == "goal" for i in self.items)
         # The first request is the goal; later requests add to it unless they only set a rule or reply.
         # A sentence that sets a rule is a constraint: it goes there, where a later rule supersedes it.
-        asks = [p for p in parts if not _CONSTRAINT_CUES.search(p)][:MAX_GOAL_SENTENCES]
+        asks = [p for p in parts if not CONSTRAINT_CUES.search(p)][:MAX_GOAL_SENTENCES]
         if first_goal or (asks and asks[0] == parts[0] and len(parts[0].split()) >= MIN_GOAL_WORDS):
             self.add("goal", " ".join(asks) or parts[0], keyed=False, protected=first_goal)
         for sentence in parts:
-            if _is_rule(sentence):
+            if is_rule(sentence):
                 self.add("constraints", sentence)
         for path in paths_in_text(words):
             self.touch_file(path, "mentioned by user")
@@ -195,7 +186,7 @@ class _SummaryBuilder:
         self.add_facts(words, "tool")
 
     def _read_assistant(self, message: ChatMessage, pending: dict[str, tuple[str, dict]]) -> None:
-        prose = [s for s in sentences(message.content) if len(s.split()) >= 4 and not _NOT_PROSE.search(s)]
+        prose = [s for s in sentences(message.content) if len(s.split()) >= 4 and not NOT_PROSE.search(s)]
         if prose and self.open_error is not None:
             self._attach_fix(prose[0])
         if prose and not message.tool_calls:  # a reply with no step after it reports a finding or an answer
@@ -203,9 +194,9 @@ class _SummaryBuilder:
         for sentence in prose:
             if DECISION_CUES.search(sentence):
                 self.add("decisions", sentence, keyed=False)
-            elif _NEXT_CUES.search(sentence):
+            elif NEXT_CUES.search(sentence):
                 self.add("next", sentence, keyed=False)
-            elif _PROGRESS_CUES.search(sentence):
+            elif PROGRESS_CUES.search(sentence):
                 self.add("progress", sentence, keyed=False)
         self.add_facts(message.content, "assistant")
         for call in message.tool_calls:
@@ -260,7 +251,7 @@ class _SummaryBuilder:
     def _read_report(self, report: str, task: str) -> None:
         """A subagent's findings: its conclusion (the report's last sentence of prose) and the sentences that
         state a decision or a next step, as the agent's own; its values as a tool's."""
-        prose = [s for s in sentences(report) if len(s.split()) >= 4 and not _NOT_PROSE.search(s)]
+        prose = [s for s in sentences(report) if len(s.split()) >= 4 and not NOT_PROSE.search(s)]
         if prose:
             self.add("progress", f"Subagent report ({clip(task, 60)}): {prose[-1]}", keyed=False)
         cued = [s for s in prose[:-1] if DECISION_CUES.search(s)][-MAX_REPORT_DECISIONS:]
@@ -374,13 +365,6 @@ class _SummaryBuilder:
             lines = self._lines(category_of(title))
             blocks.append("\n".join([f"{prefix} {title}", *(lines or [f"- {NONE_ITEM}"])]))
         return "\n\n".join(blocks)
-
-
-def _is_rule(sentence: str) -> bool:
-    """A sentence that sets a rule: a cue word in a whole sentence, not a heading or the lead-in of a list."""
-    text = sentence.strip()
-    return bool(_CONSTRAINT_CUES.search(text)) and len(text.split()) >= MIN_RULE_WORDS and \
-        not text.endswith((":", "：")) and not text.startswith(("#", "|"))
 
 
 def summarize(request: ModelRequest) -> tuple[str, str]:
