@@ -40,6 +40,7 @@ SHARES = {"facts": 0.25, "files": 0.15, "errors": 0.12}
 MAX_REPORT_DECISIONS = 3  # a subagent's report is long; its decisions beyond a few are detail
 MAX_ERROR_WITH_FIX = 420  # an error line and the agent's reading of it
 MAX_GOAL_SENTENCES = 2
+MAX_LAST_WORDS = 400
 _RANKS = {"user": 2, "assistant": 1, "tool": 0}
 
 
@@ -76,7 +77,8 @@ class _SummaryBuilder:
         self.tasks = TaskList()
         self.runs: dict[str, int] = {}  # shell commands by what they are (command_key): how often run
         self.open_error: _Item | None = None  # the last error, until the agent says what it makes of it
-        self.in_flight: str | None = None  # the last step the agent started: what was going on at the cut
+        self.in_flight: str | None = None
+        self.last_words = ""  # the agent's last prose  # the last step the agent started: what was going on at the cut
         self.order = 0
 
     def next_order(self) -> int:
@@ -189,6 +191,8 @@ class _SummaryBuilder:
         prose = [s for s in sentences(message.content) if len(s.split()) >= 4 and not NOT_PROSE.search(s)]
         if prose and self.open_error is not None:
             self._attach_fix(prose[0])
+        if message.content.strip():
+            self.last_words = clip(message.content, MAX_LAST_WORDS)
         if prose and not message.tool_calls:  # a reply with no step after it reports a finding or an answer
             self.add("progress", prose[0], keyed=False)
         for sentence in prose:
@@ -273,6 +277,8 @@ class _SummaryBuilder:
             self.add("progress", f"Done: {text}", keyed=False)
         for text, status in self.tasks.open():
             self.add("next", f"{'In progress' if 'progress' in status else 'Pending'}: {text}", keyed=False)
+        if self.last_words:  # what the agent said it was about to do: the step in flight, in its own words
+            self.add("next", f"The agent's last words before this summary: {self.last_words}", keyed=False)
         if self.in_flight:
             self.add("next", f"Last step started before this summary: {self.in_flight}", keyed=False)
 
