@@ -158,7 +158,7 @@ class _SummaryBuilder:
         words = user_words(content)
         if is_shell_command(words):
             return
-        if is_pasted_document(words):
+        if is_pasted_document(words) and any(i.category == "goal" for i in self.items):
             self._read_document(words)
             return
         parts = sentences(words)
@@ -180,11 +180,7 @@ class _SummaryBuilder:
     def _read_document(self, words: str) -> None:
         """A pasted document: its title says what the user handed over; its values are material (ranked as a
         tool's), its rules are the document's, not constraints the user set."""
-        title = document_title(words)
-        if not any(i.category == "goal" for i in self.items):
-            self.add("goal", f"Work on the pasted document: {title}", keyed=False, protected=True)
-        else:
-            self.add("progress", f"User pasted a document: {title}", keyed=False)
+        self.add("progress", f"User pasted a document: {document_title(words)}", keyed=False)
         self.add_facts(words, "tool")
 
     def _read_assistant(self, message: ChatMessage, pending: dict[str, tuple[str, dict]]) -> None:

@@ -4,7 +4,8 @@ in as material to work on, or a shell command typed into the chat by mistake.
 A pasted document (a guide, a spec, a log) is what the user hands over, not what the user asks: its "must" and
 "use" sentences are the document's rules, not the user's constraints, and its values are material like a read
 file's. A request that carries a plan ("Implement the following plan: # ...") is the user's instruction and
-stays one: only a turn that opens with the document itself, with no words of the user before it, is material.
+stays one: only a turn that opens with the document itself, with no words of the user before it, is material;
+and the session's first request is its task whatever its shape, so only a later turn is read as material.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ import re
 
 MIN_DOCUMENT_LINES = 15  # a short structured note ("# Fix\n- use port 9090") is still the user talking
 MAX_COMMAND_WORDS = 3  # "claude --permission-mode plan --x": the program and a few flag values
-_DOCUMENT_START = re.compile(r"^\s*(#{1,6}\s+\S|<[\w-]+>\s*$|---\s*$|```)")
+_DOCUMENT_START = re.compile(r"^\s*(#{1,6}\s+\S|---\s*$|```)")
 _FLAG = re.compile(r"^--?[A-Za-z][\w-]*(=\S+)?$")
 
 
 def is_pasted_document(words: str) -> bool:
-    """A long turn that opens with a heading, a tag, front matter or a code fence: material, not a request."""
+    """A long turn that opens with a heading, front matter or a code fence: material, not a request. (A turn
+    that opens with a tag is a harness's task statement, `<uploaded_files>`, `<pr_description>`: a request.)"""
     lines = [line for line in words.splitlines() if line.strip()]
     return len(lines) >= MIN_DOCUMENT_LINES and bool(_DOCUMENT_START.match(lines[0]))
 
