@@ -52,6 +52,11 @@ class _Item:
     key: str | None = None
     protected: bool = False
     rank: int = 1  # for facts: who stated it (user 2, agent 1, tool 0); the lower goes first when trimming
+    fix: str = ""  # for errors: what the agent said of it next; dropped before the error itself
+
+    @property
+    def line(self) -> str:
+        return clip(f"{self.text} → {self.fix}", MAX_ERROR_WITH_FIX) if self.fix else self.text
 
 
 @dataclass
@@ -156,6 +161,8 @@ class _SummaryBuilder:
 
     def _read_user(self, content: str) -> None:
         words = user_words(content)
+        if words:
+            self.open_error = None  # what the agent says after the user spoke answers the user, not the error
         if is_shell_command(words):
             return
         if is_pasted_document(words) and any(i.category == "goal" for i in self.items):
@@ -265,7 +272,7 @@ class _SummaryBuilder:
         if error is None or error not in self.items:
             return
         at = self.items.index(error)
-        self.items[at] = replace(error, text=clip(f"{error.text} → {sentence}", MAX_ERROR_WITH_FIX))
+        self.items[at] = replace(error, fix=sentence)
 
     def finish(self) -> None:
         """The task list and the step in flight, as items newer than anything read."""
@@ -273,7 +280,7 @@ class _SummaryBuilder:
             self.add("progress", f"Done: {text}", keyed=False)
         for text, status in self.tasks.open():
             self.add("next", f"{'In progress' if 'progress' in status else 'Pending'}: {text}", keyed=False)
-        if self.last_words:  # what the agent said it was about to do: the step in flight, in its own words
+        if self.last_words and not any(self.last_words in i.text for i in self.items):  # the step, in its words
             self.add("next", f"The agent's last words before this summary: {self.last_words}", keyed=False)
         if self.in_flight:
             self.add("next", f"Last step started before this summary: {self.in_flight}", keyed=False)
@@ -329,6 +336,11 @@ class _SummaryBuilder:
             entries = [i for i in self.items if i.category == category and not i.protected]
             if not entries:
                 return
+            fixed = [i for i in entries if i.fix]
+            if fixed:  # an error without the agent's reading of it before no error at all
+                oldest = min(fixed, key=lambda i: i.order)
+                self.items[self.items.index(oldest)] = replace(oldest, fix="")
+                continue
             self.items.remove(min(entries, key=lambda i: (i.rank, i.order)))
 
     def _section_tokens(self, category: str) -> int:
@@ -359,7 +371,7 @@ class _SummaryBuilder:
                 actions = ", ".join(a for a in f.actions if a)
                 lines.append(f"- {path} ({actions})" if actions else f"- {path}")
             return lines
-        return [f"- {i.text}" for i in sorted(self.items, key=lambda i: i.order) if i.category == category]
+        return [f"- {i.line}" for i in sorted(self.items, key=lambda i: i.order) if i.category == category]
 
     def _render_all(self) -> str:
         blocks: list[str] = []
