@@ -16,6 +16,7 @@ from harness.models import _tokens
 from harness.models.base import ChatMessage, ModelRequest
 from harness.models.builtin.cues import CONSTRAINT_CUES, NEXT_CUES, NOT_PROSE, PROGRESS_CUES, is_rule
 from harness.models.builtin.facts import fact_lines
+from harness.models.builtin.fill import fill
 from harness.models.builtin.files import (common_root, paths_in_text, paths_of_call, read_root_line, root_line,
                                           same_file)
 from harness.models.builtin.keys import fact_key, value_key
@@ -28,7 +29,6 @@ from harness.models.builtin.tasks import TaskList, is_task_tool
 from harness.models.builtin.turns import document_title, is_pasted_document, is_shell_command
 from harness.models.builtin.text import (DECISION_CUES, HEADING, clip, count_cached, last_user, sentences,
                                          tool_action)
-
 
 FACTS_TITLE = "Exact values"
 NONE_ITEM = "(none)"
@@ -397,4 +397,4 @@ def summarize(request: ModelRequest) -> tuple[str, str]:
     builder.read_messages(history)
     builder.finish()
     text, cut_short = builder.render(request.max_output_tokens)
-    return text, "length" if cut_short else "stop"
+    return (text, "length") if cut_short else (fill(text, history, request.max_output_tokens), "stop")
