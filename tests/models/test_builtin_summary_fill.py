@@ -9,6 +9,7 @@ from harness.models.base import ChatMessage as M
 from harness.models.base import ModelRequest, ToolCallSpec
 from harness.models.builtin import BuiltinClient
 from harness.models.builtin.fill import candidates, fill
+from harness.models.builtin.steps import error_details, error_line
 
 INSTRUCTION = M("user", "Summarize the conversation so far. Use exactly these sections:\n" + "\n".join(
     f"## {s}" for s in ("Goal", "Constraints", "Progress", "Decisions", "Files", "Errors", "Next steps")))
@@ -70,3 +71,22 @@ def test_a_reports_explanations_rank_above_its_listing() -> None:
     found = sorted(candidates(messages), key=lambda c: c.rank, reverse=True)
     assert "because the key includes the request time" in found[0].text
     assert [c.kind for c in found].count("detail") == 8 - 4  # past the first few, listing lines are detail
+
+
+def test_an_error_is_kept_whole_with_what_it_could_not_find() -> None:
+    output = ("Writing error result bundle to /tmp/r.xcresult\n"
+              "xcodebuild: error: Unable to find a device matching the provided destination specifier:\n"
+              "\t{ platform:iOS Simulator, OS:latest, name:iPhone 16 }\n")
+    assert error_details(output) == ["xcodebuild: error: Unable to find a device matching the provided destination "
+                                     "specifier: { platform:iOS Simulator, OS:latest, name:iPhone 16 }"]
+    swift = ("/src/Feed.swift:24:20: warning: conformance cannot be used; this is an error in the Swift 6 mode\n"
+             "/src/Feed.swift:83:44: error: invalid conversion from throwing function\n")
+    assert error_details(swift) == ["/src/Feed.swift:83:44: error: invalid conversion from throwing function"]
+    assert error_line(swift).startswith("/src/Feed.swift:83:44: error")  # the error, not the warning
+
+
+def test_a_declined_call_gives_no_error_to_fill() -> None:
+    messages = (M("assistant", "", tool_calls=(ToolCallSpec("b1", "Bash", {"command": "rm -rf build"}),)),
+                M("tool", "The user doesn't want to proceed with this tool use. error: cannot", tool_call_id="b1",
+                  is_error=True))
+    assert not [c for c in candidates(messages) if c.kind == "error"]

@@ -17,9 +17,10 @@ from harness.models import _tokens
 from harness.models.base import ChatMessage
 from harness.models.builtin.cues import NOT_PROSE
 from harness.models.builtin.noise import user_words
-from harness.models.builtin.reports import is_subagent, report_text
+from harness.models.builtin.reports import is_protocol_error, is_rejection, is_subagent, report_text
 from harness.models.builtin.sections import category_of
-from harness.models.builtin.text import HEADING, clip, content_words, count_cached, sentences
+from harness.models.builtin.steps import error_details, error_line
+from harness.models.builtin.text import HEADING, clip, content_words, count_cached, sentences, tool_action
 from harness.models.builtin.turns import is_pasted_document, is_shell_command
 
 # Words that say why: the agent explaining an error, a cause, a choice or what a change does.
@@ -40,7 +41,7 @@ MARGIN = 0.98  # per-line counts run a little under the exact count of the joine
 # Kinds of sentence, most telling first, and the section each goes to (then its fallback).
 _KINDS = {"request": (3, ("goal", "constraints")), "explanation": (2, ("decisions", "progress")),
           "finding": (2, ("progress", "decisions")), "reply": (1, ("progress", "decisions")),
-          "detail": (0, ("progress", "decisions"))}
+          "error": (2, ("errors", "progress")), "detail": (0, ("progress", "decisions"))}
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,17 @@ def candidates(messages: tuple[ChatMessage, ...]) -> list[_Candidate]:
             name, arguments = names.get(message.tool_call_id or "", ("tool", {}))
             if is_subagent(name, arguments) and not message.is_error:
                 found += _findings(report_text(message.content), order)
+            elif _failed(name, message):
+                found += [_Candidate("error", f"{line} ({name})", order) for line in error_details(message.content)]
     return found
+
+
+def _failed(name: str, message: ChatMessage) -> bool:
+    """A step that failed, as the errors section reads it: a read file that mentions an error is the file, and
+    a call the user declined or the harness refused is no project error."""
+    if is_rejection(message.content) or is_protocol_error(message.content):
+        return False
+    return message.is_error or (tool_action(name) != "read" and bool(error_line(message.content)))
 
 
 def _findings(report: str, order: int) -> list[_Candidate]:

@@ -31,6 +31,8 @@ _REPORTED = re.compile(r"(\berror|\bfatal|\bpanic|\bERROR|\bFAIL(ED)?)(\[\w.-]+\
 _EXIT_CODE = re.compile(r"^Exit code \d+$")  # the harness's first line of a failed command, not its message
 _STRUCTURED = re.compile(r"^\s*[\[{]")  # a JSON document (an API response) is data, even when a field says error
 MAX_ERROR_LINES = 2  # "two compile errors": the second distinct one is often the one that matters
+_SAYS_ERROR = re.compile(r":\s*(fatal )?error\b", re.I)  # a diagnostic's severity, not "an error in Swift 6"
+MAX_DETAIL_LINES = 3
 
 
 def error_line(output: str) -> str:
@@ -43,7 +45,8 @@ def error_line(output: str) -> str:
     lines = [line.strip() for line in output.splitlines() if line.strip() and not _EXIT_CODE.match(line.strip())]
     diagnostics = [line for line in lines if _DIAGNOSTIC.match(line)]
     if diagnostics:
-        errors = [line for line in diagnostics if "error" in line.lower()] or diagnostics
+        errors = [line for line in diagnostics if _SAYS_ERROR.search(line)] or \
+            [line for line in diagnostics if "error" in line.lower()] or diagnostics
         return _joined(errors)
     typed = [line for line in lines if ("Error" in line or "Exception" in line)
              and re.match(r"^[\w.]*(Error|Exception)\b", line)]
@@ -52,6 +55,20 @@ def error_line(output: str) -> str:
     flagged = [line for line in lines if ERROR_LINE.search(line) and _REPORTED.search(line)]
     flagged = flagged or [line for line in lines if _REPORTED.search(line)]
     return clip(flagged[0]) if flagged else ""
+
+
+def error_details(output: str) -> list[str]:
+    """The lines of a failed step's output that report its failure, whole: diagnostics that say error, else
+    the lines that report one, each with the line after it when it ends in a colon (the device it could not
+    find, the value it expected)."""
+    if _STRUCTURED.match(output):
+        return []
+    lines = [line.strip() for line in output.splitlines() if line.strip() and not _EXIT_CODE.match(line.strip())]
+    picked = [i for i, line in enumerate(lines) if _DIAGNOSTIC.match(line) and _SAYS_ERROR.search(line)] or \
+        [i for i, line in enumerate(lines) if _REPORTED.search(line) and not _DIAGNOSTIC.match(line)]
+    details = [f"{lines[i]} {lines[i + 1]}" if lines[i].endswith(":") and i + 1 < len(lines) else lines[i]
+               for i in picked]
+    return list(dict.fromkeys(clip(d) for d in details))[:MAX_DETAIL_LINES]
 
 
 def first_line(output: str) -> str:
