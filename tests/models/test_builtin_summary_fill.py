@@ -8,6 +8,7 @@ from harness.models import _tokens
 from harness.models.base import ChatMessage as M
 from harness.models.base import ModelRequest, ToolCallSpec
 from harness.models.builtin import BuiltinClient
+from harness.models.builtin.facts import fact_lines
 from harness.models.builtin.fill import candidates, fill
 from harness.models.builtin.steps import error_details, error_line
 
@@ -90,3 +91,10 @@ def test_a_declined_call_gives_no_error_to_fill() -> None:
                 M("tool", "The user doesn't want to proceed with this tool use. error: cannot", tool_call_id="b1",
                   is_error=True))
     assert not [c for c in candidates(messages) if c.kind == "error"]
+
+
+def test_a_runs_report_line_by_line_keeps_its_last_line() -> None:
+    output = "\n".join(f"ok  example.com/app/pkg{n} {n}.5s" for n in range(8)) + "\nFAIL example.com/app/db 2.0s"
+    lines = [line for line, _ in fact_lines(output)]
+    assert lines == ["ok example.com/app/pkg7 7.5s", "FAIL example.com/app/db 2.0s"]
+    assert len(fact_lines(output, listing_ok=True)) == 9  # what the user or an earlier summary said stays
