@@ -98,3 +98,13 @@ def test_a_runs_report_line_by_line_keeps_its_last_line() -> None:
     lines = [line for line, _ in fact_lines(output)]
     assert lines == ["ok example.com/app/pkg7 7.5s", "FAIL example.com/app/db 2.0s"]
     assert len(fact_lines(output, listing_ok=True)) == 9  # what the user or an earlier summary said stays
+
+
+def test_a_list_the_agent_wrote_is_one_finding_with_its_lead_in() -> None:
+    reply = ("Found them. The key insertion points are:\n\n1. `handleStart()` — after the id\n"
+             "2. `handleEnd()` — after the id\n3. **`commit()`** — before the push\n\nNext I add the calls.")
+    lists = [c.text for c in candidates((M("assistant", reply),)) if c.kind == "list"]
+    assert lists == ["Found them. The key insertion points are: `handleStart()` — after the id; "
+                     "`handleEnd()` — after the id; `commit()` — before the push"]
+    thinking = "Let me think about why it fails. It is built from either:\n- the selected columns\n- the model's fields"
+    assert not [c for c in candidates((M("assistant", thinking),)) if c.kind == "list"]  # a plan, not a finding

@@ -29,6 +29,12 @@ EXPLAIN_CUES = re.compile(
     r"root cause|turns out|it seems|appears to|which means|this means|that means|so that|instead|rather than|"
     r"that's why|this is why|the fix|fixed by|found (that|the)|the reason|failing because|fails because|"
     r"not because|the difference|expects?|requires?|conflicts? with|already)\b", re.I)
+# A lead-in and the list it opens ("The insertion points are:" then "1. ...", "- ..."): one finding.
+_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+(.+)$")
+_THINKING = re.compile(r"\b(let me|let's|i'll|i will|i need to|think|check|look)\b", re.I)  # a plan, not a finding
+MAX_LIST_ITEMS = 6
+MAX_ITEM_CHARS = 90
+MAX_LIST_CHARS = 420
 # Something exact: code in backticks, an identifier (CamelCase, snake_case, dotted), a number, a path.
 _EXACT = re.compile(r"`[^`]+`|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b\w+_\w+\b|\b\w+\.\w+\b|\d")
 MIN_WORDS = 5
@@ -41,7 +47,8 @@ MARGIN = 0.98  # per-line counts run a little under the exact count of the joine
 # Kinds of sentence, most telling first, and the section each goes to (then its fallback).
 _KINDS = {"request": (3, ("goal", "constraints")), "explanation": (2, ("decisions", "progress")),
           "finding": (2, ("progress", "decisions")), "reply": (1, ("progress", "decisions")),
-          "error": (2, ("errors", "progress")), "detail": (0, ("progress", "decisions"))}
+          "error": (2, ("errors", "progress")), "list": (2, ("progress", "decisions")),
+          "detail": (0, ("progress", "decisions"))}
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,7 @@ def candidates(messages: tuple[ChatMessage, ...]) -> list[_Candidate]:
             for call in message.tool_calls:
                 names[call.id] = (call.name, call.arguments)
             prose = _prose(message.content)
+            found += [_Candidate("list", text, order) for text in _lists(message.content)]
             found += [_Candidate("explanation", s, order) for s in prose if EXPLAIN_CUES.search(s)]
             if prose and not message.tool_calls:  # a reply to the user: what the agent found or concluded
                 found += [_Candidate("reply", s, order) for s in prose if not EXPLAIN_CUES.search(s)]
@@ -78,6 +86,27 @@ def candidates(messages: tuple[ChatMessage, ...]) -> list[_Candidate]:
                 found += _findings(report_text(message.content), order)
             elif _failed(name, message):
                 found += [_Candidate("error", f"{line} ({name})", order) for line in error_details(message.content)]
+    return found
+
+
+def _lists(text: str) -> list[str]:
+    """Each list the agent wrote after a lead-in ending in a colon, as the lead-in and its items in a line."""
+    lines = text.splitlines()
+    found: list[str] = []
+    for at, line in enumerate(lines):
+        if not line.rstrip().endswith(":") or len(line.split()) < 2 or _THINKING.search(line):
+            continue
+        items = []
+        for following in lines[at + 1:]:
+            if not following.strip() and not items:
+                continue  # a blank line between the lead-in and its list
+            item = _ITEM.match(following)
+            if not item:
+                break
+            items.append(clip(item.group(1).replace("**", ""), MAX_ITEM_CHARS))
+        if len(items) >= 2:
+            lead = " ".join(line.replace("**", "").split())
+            found.append(clip(f"{lead} " + "; ".join(items[:MAX_LIST_ITEMS]), MAX_LIST_CHARS))
     return found
 
 
