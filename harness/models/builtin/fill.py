@@ -44,10 +44,11 @@ QUOTED_CHARS = 120  # a request whose opening the summary already quotes is in i
 MAX_PLAIN_FINDINGS = 4  # a report's sentences that explain nothing: its first few say what it is about
 COVERED = 0.8  # a sentence whose words the summary already holds says nothing new
 MARGIN = 0.98  # per-line counts run a little under the exact count of the joined text
-# Kinds of sentence, most telling first, and the section each goes to (then its fallback).
+# Kinds of sentence, most telling first, and the section each goes to (then its fallback). An error has no
+# fallback: like the errors the sections pick, it goes only where the instruction asks for errors.
 _KINDS = {"request": (3, ("goal", "constraints")), "explanation": (2, ("decisions", "progress")),
           "finding": (2, ("progress", "decisions")), "reply": (1, ("progress", "decisions")),
-          "error": (2, ("errors", "progress")), "list": (2, ("progress", "decisions")),
+          "error": (2, ("errors",)), "list": (2, ("progress", "decisions")),
           "detail": (0, ("progress", "decisions"))}
 
 
