@@ -33,6 +33,10 @@ _HEX = re.compile(r"^[0-9a-f]{7,40}$")
 _BARE_PATH = re.compile(r"^\S+$")  # a line that is one path or word: a listing entry, not a statement
 # Listings (numbered source lines, diffs, tables of hashes) state nothing on their own.
 _LISTING = re.compile(r"^\s*(\d+\s*(→|:|\||-)|[+-]{1,3}\s|@@|[│├└|]|```|\{|\}|[\w.]+\s*\($)")
+# Many lines of one output that open with the same word ("ok  pkg/a 3.1s", "ok  pkg/b 2.9s") are a run's
+# report line by line: past a few, its last line stands for the rest.
+_LEAD_WORD = re.compile(r"^([A-Za-z]+)\b")
+MAX_SAME_LEAD = 3
 
 
 def _real_value(match: str) -> bool:
@@ -66,7 +70,18 @@ def fact_lines(text: str, *, listing_ok: bool = False) -> tuple[tuple[str, tuple
         if not values:
             continue
         out.append((_around(line, values[0]), values))
-    return tuple(out)
+    return tuple(out) if listing_ok else _collapse_runs(out)
+
+
+def _collapse_runs(found: list[tuple[str, tuple[str, ...]]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    leads: dict[str, int] = {}
+    for line, _ in found:
+        if lead := _LEAD_WORD.match(line):
+            leads[lead.group(1)] = leads.get(lead.group(1), 0) + 1
+    many = {word for word, count in leads.items() if count > MAX_SAME_LEAD}
+    last = {word: max(i for i, (line, _) in enumerate(found) if line.startswith(word)) for word in many}
+    return tuple(pair for i, pair in enumerate(found)
+                 if not ((lead := _LEAD_WORD.match(pair[0])) and lead.group(1) in many and last[lead.group(1)] != i))
 
 
 def _around(line: str, value: str) -> str:

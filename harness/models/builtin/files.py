@@ -59,3 +59,48 @@ def paths_in_text(text: str) -> list[str]:
         if looks_like_file(candidate) and candidate not in found:
             found.append(candidate)
     return found
+
+
+ROOT_LEAD = "Under "  # "- Under /srv/app/:" heads the files listed relative to it
+MIN_ROOT_PARTS = 2  # /srv/app: a root of one part (/Users) says nothing and saves little
+MIN_ROOTED_FILES = 2
+
+
+def common_root(paths: list[str]) -> str:
+    """The deepest folder that holds at least half of the absolute paths ('' if none worth naming): a summary
+    names it once and lists the files under it relative to it, not the same long prefix on every line. Files
+    elsewhere (a plan in ~/.claude, a sibling checkout) keep their whole path."""
+    absolute = [p for p in paths if p.startswith("/")]
+    if len(absolute) < MIN_ROOTED_FILES:
+        return ""
+    counts: dict[str, int] = {}
+    for path in absolute:
+        parts = path.rstrip("/").split("/")[1:]
+        parts = parts if not _EXTENSION.search(path) else parts[:-1]  # a folder read is a folder
+        for depth in range(MIN_ROOT_PARTS, len(parts) + 1):
+            folder = "/" + "/".join(parts[:depth]) + "/"
+            counts[folder] = counts.get(folder, 0) + 1
+    needed = max(MIN_ROOTED_FILES, (len(absolute) + 1) // 2)
+    held = [folder for folder, count in counts.items() if count >= needed]
+    return max(held, key=lambda folder: (folder.count("/"), counts[folder]), default="")
+
+
+def same_file(known: str, path: str) -> bool:
+    """A path relative to the working folder (`cmd/x.go` in a shell command) names the absolute one it ends."""
+    if known == path:
+        return True
+    relative, absolute = (path, known) if known.startswith("/") else (known, path)
+    relative = relative.removeprefix("./")
+    return absolute.startswith("/") and not relative.startswith(("/", "~", "../")) and "/" in relative and \
+        absolute.endswith("/" + relative)
+
+
+def root_line(root: str) -> str:
+    return f"{ROOT_LEAD}{root}:"
+
+
+def read_root_line(item: str) -> str | None:
+    """The root a summary's files section names ('- Under /srv/app/:'), else None."""
+    if item.startswith(ROOT_LEAD) and item.endswith("/:"):
+        return item[len(ROOT_LEAD):-1]
+    return None

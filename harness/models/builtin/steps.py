@@ -24,18 +24,79 @@ def command_of(arguments: dict) -> str:
     return ""
 
 
+# What an output line says when it reports a failure: "error:", "fatal:", a FAIL line, "unable to ..."; a line
+# that only contains the word (`formatPluginError`, "throws typed validation error") reports none.
+_REPORTED = re.compile(r"(\berror|\bfatal|\bpanic|\bERROR|\bFAIL(ED)?)(\[\w.-]+\])?:|^\W*(FAIL|FAILED|ERROR|--- FAIL)\b|"
+                       r"^Traceback|\bunable to\b|\bcould not\b|\bcannot\b|\bcan't\b|\bnot found\b|\bno such\b", re.I)
+_EXIT_CODE = re.compile(r"^Exit code \d+$")  # the harness's first line of a failed command, not its message
+_STRUCTURED = re.compile(r"^\s*[\[{]")  # a JSON document (an API response) is data, even when a field says error
+MAX_ERROR_LINES = 2  # "two compile errors": the second distinct one is often the one that matters
+_SAYS_ERROR = re.compile(r":\s*(fatal )?error\b", re.I)  # a diagnostic's severity, not "an error in Swift 6"
+MAX_DETAIL_LINES = 3
+
+
 def error_line(output: str) -> str:
-    """The most telling error line: the last 'XyzError: ...' line, else the first line that looks like one."""
+    """The most telling error lines: compiler diagnostics (errors before warnings), else the last
+    'XyzError: ...' line, else the first line that reports a failure; '' when the output reports none."""
     lower = output.lower()
-    if not any(word in lower for word in ("error", "exception", "traceback", "fail", "fatal", "panic")):
+    if _STRUCTURED.match(output) or not any(
+            word in lower for word in ("error", "exception", "traceback", "fail", "fatal", "panic", "unable")):
         return ""
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    lines = [line.strip() for line in output.splitlines() if line.strip() and not _EXIT_CODE.match(line.strip())]
     diagnostics = [line for line in lines if _DIAGNOSTIC.match(line)]
     if diagnostics:
-        return clip(diagnostics[0])
+        errors = [line for line in diagnostics if _SAYS_ERROR.search(line)] or \
+            [line for line in diagnostics if "error" in line.lower()] or diagnostics
+        return _joined(errors)
     typed = [line for line in lines if ("Error" in line or "Exception" in line)
              and re.match(r"^[\w.]*(Error|Exception)\b", line)]
     if typed:
         return clip(typed[-1])
-    flagged = [line for line in lines if ERROR_LINE.search(line)]
+    flagged = [line for line in lines if ERROR_LINE.search(line) and _REPORTED.search(line)]
+    flagged = flagged or [line for line in lines if _REPORTED.search(line)]
     return clip(flagged[0]) if flagged else ""
+
+
+def error_details(output: str) -> list[str]:
+    """The lines of a failed step's output that report its failure, whole: diagnostics that say error, else
+    the lines that report one, each with the line after it when it ends in a colon (the device it could not
+    find, the value it expected)."""
+    if _STRUCTURED.match(output):
+        return []
+    lines = [line.strip() for line in output.splitlines() if line.strip() and not _EXIT_CODE.match(line.strip())]
+    picked = [i for i, line in enumerate(lines) if _DIAGNOSTIC.match(line) and _SAYS_ERROR.search(line)] or \
+        [i for i, line in enumerate(lines) if _REPORTED.search(line) and not _DIAGNOSTIC.match(line)]
+    details = [f"{lines[i]} {lines[i + 1]}" if lines[i].endswith(":") and i + 1 < len(lines) else lines[i]
+               for i in picked]
+    return list(dict.fromkeys(clip(d) for d in details))[:MAX_DETAIL_LINES]
+
+
+def first_line(output: str) -> str:
+    """The first line of a failed step's output that says something (not the bare 'Exit code 1')."""
+    lines = [line.strip() for line in output.splitlines() if line.strip() and not _EXIT_CODE.match(line.strip())]
+    return clip(lines[0]) if lines else ""
+
+
+def _joined(lines: list[str]) -> str:
+    distinct = list(dict.fromkeys(clip(line, 200) for line in lines))
+    return clip("; ".join(distinct[:MAX_ERROR_LINES]))
+
+
+_CD_PREFIX = re.compile(r"^\s*(cd\s+\S+\s*(&&|;)\s*)+")
+MIN_RUNS = 2  # a command run twice is how this project builds or tests, not a one-off look
+MAX_COMMAND_CHARS = 240
+
+
+def command_key(command: str) -> str | None:
+    """What a shell command is, for knowing it again: its program and first word that is not a flag
+    (`xcodebuild build`, `bun run`, `go test`), after any `cd <dir> &&`; None for no command."""
+    words = _CD_PREFIX.sub("", command).split()
+    if not words:
+        return None
+    rest = [w for w in words[1:] if not w.startswith("-")]
+    return " ".join([words[0], *rest[:1]]).lower()
+
+
+def recurring_command(command: str) -> str:
+    """The command as the summary keeps it: one line, its `cd` prefix dropped, clipped."""
+    return clip(_CD_PREFIX.sub("", " ".join(command.split())), MAX_COMMAND_CHARS)

@@ -10,21 +10,26 @@ budget; past it, and past the budget as a whole, the oldest items go first.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from harness.models import _tokens
 from harness.models.base import ChatMessage, ModelRequest
+from harness.models.builtin.cues import CONSTRAINT_CUES, NEXT_CUES, NOT_PROSE, PROGRESS_CUES, is_rule
 from harness.models.builtin.facts import fact_lines
-from harness.models.builtin.files import paths_in_text, paths_of_call
+from harness.models.builtin.fill import fill
+from harness.models.builtin.files import (common_root, paths_in_text, paths_of_call, read_root_line, root_line,
+                                          same_file)
+from harness.models.builtin.keys import fact_key, value_key
 from harness.models.builtin.noise import strip_noise, user_words
-from harness.models.builtin.steps import command_of, error_line, step_of
+from harness.models.builtin.reports import is_protocol_error, is_rejection, is_subagent, report_text
+from harness.models.builtin.sections import category_of, previous_summary, requested_sections
+from harness.models.builtin.steps import (MIN_RUNS, command_key, command_of, error_line, first_line,
+                                          recurring_command, step_of)
 from harness.models.builtin.tasks import TaskList, is_task_tool
-from harness.models.builtin.text import (DECISION_CUES, HEADING, KEYED_VALUE, STOPWORDS, WORD, clip,
-                                         count_cached, last_user, sentences, tool_action)
+from harness.models.builtin.turns import document_title, is_pasted_document, is_shell_command
+from harness.models.builtin.text import (DECISION_CUES, HEADING, clip, count_cached, last_user, sentences,
+                                         tool_action)
 
-
-DEFAULT_SECTIONS = ("Goal", "Constraints", "Progress", "Decisions", "Files", "Errors", "Next steps")
 FACTS_TITLE = "Exact values"
 NONE_ITEM = "(none)"
 MAX_NEXT_STEPS = 5
@@ -32,28 +37,10 @@ MIN_GOAL_WORDS = 4  # "yes", "1+2", "ok do that" answer the agent; they set no g
 # Shares of the budget for the sections that grow with the session rather than with the task.
 SHARES = {"facts": 0.25, "files": 0.15, "errors": 0.12}
 
-# Which extracted category a heading stands for, by the words in it.
-_CATEGORY_WORDS = (
-    ("facts", ("exact", "value", "fact")),
-    ("goal", ("goal", "task", "objective", "intent", "request", "purpose")),
-    ("constraints", ("constraint", "preference", "rule", "requirement", "instruction")),
-    ("decisions", ("decision", "choice", "rationale")),
-    ("files", ("file", "artifact", "code", "change")),
-    ("errors", ("error", "issue", "problem", "fail", "bug")),
-    ("next", ("next", "todo", "remaining", "pending", "open")),
-    ("progress", ("progress", "done", "status", "complete", "state", "work")),
-)
-_CONSTRAINT_CUES = re.compile(
-    r"\b(use|using|don't|do not|dont|must|always|never|prefer|should|avoid|only|make sure|keep|"
-    r"required?|no longer|instead|stick to|need to)\b", re.I)
-_NEXT_CUES = re.compile(r"\b(next|i'll|i will|let's|let us|plan|todo|then i|remaining|still need|will now)\b", re.I)
-_PROGRESS_CUES = re.compile(r"\b(done|fixed|implemented|added|passes|passing|completed|created|updated|"
-                            r"finished|works|working now|resolved|merged|committed|pushed)\b", re.I)
-# A sentence of prose, not a table row, a code line or a heading-like fragment.
-_NOT_PROSE = re.compile(r"^\s*(\||//|#|[{}\[\]\"'`]|\w+\s*[:=]\s*[\"'{\[(]|[\w.]+\(.*\)\s*\{?$)|[:：]\s*$")
+MAX_REPORT_DECISIONS = 3  # a subagent's report is long; its decisions beyond a few are detail
+MAX_ERROR_WITH_FIX = 420  # an error line and the agent's reading of it
 MAX_GOAL_SENTENCES = 2
-_LABEL = re.compile(r"^\W*([A-Za-z][\w -]{1,30}?)\s*:\s+\S")  # "Entire-Checkpoint: 764ea1a5fad1"
-_SUPERSEDE_FILLER = {"actually", "now", "instead", "please", "let's", "lets", "ok", "okay", "so", "and", "the"}
+MAX_LAST_WORDS = 400
 _RANKS = {"user": 2, "assistant": 1, "tool": 0}
 
 
@@ -65,6 +52,11 @@ class _Item:
     key: str | None = None
     protected: bool = False
     rank: int = 1  # for facts: who stated it (user 2, agent 1, tool 0); the lower goes first when trimming
+    fix: str = ""  # for errors: what the agent said of it next; dropped before the error itself
+
+    @property
+    def line(self) -> str:
+        return clip(f"{self.text} → {self.fix}", MAX_ERROR_WITH_FIX) if self.fix else self.text
 
 
 @dataclass
@@ -78,33 +70,6 @@ class _FileEntry:
         return any(a in ("edited", "created", "deleted") for a in self.actions)
 
 
-def requested_sections(instruction: str) -> list[tuple[str, str]]:
-    """(heading line prefix, heading title) pairs the instruction lists, in order; defaults if none."""
-    found: list[tuple[str, str]] = []
-    for line in instruction.splitlines():
-        match = HEADING.match(line.strip())
-        if match and match.group(2).strip():
-            found.append((match.group(1), match.group(2).strip()))
-    return found or [("##", title) for title in DEFAULT_SECTIONS]
-
-
-def category_of(title: str) -> str:
-    lower = title.lower()
-    for category, words in _CATEGORY_WORDS:
-        if any(word in lower for word in words):
-            return category
-    return "other"
-
-
-def _value_key(category: str, text: str) -> str | None:
-    """A key under which a later statement supersedes an earlier one, e.g. 'port' in 'use port 9090'."""
-    for match in KEYED_VALUE.finditer(text):
-        if match.group(1).lower() not in STOPWORDS:
-            return f"{category}:{match.group(1).lower()}"
-    words = [w for w in WORD.findall(text.lower()) if w not in _SUPERSEDE_FILLER]
-    return f"{category}:{' '.join(words)}" if words else None
-
-
 class _SummaryBuilder:
     def __init__(self, sections: list[tuple[str, str]]):
         self.sections = sections
@@ -115,7 +80,10 @@ class _SummaryBuilder:
         self.items: list[_Item] = []
         self.files: dict[str, _FileEntry] = {}
         self.tasks = TaskList()
-        self.in_flight: str | None = None  # the last step the agent started: what was going on at the cut
+        self.runs: dict[str, int] = {}  # shell commands by what they are (command_key): how often run
+        self.open_error: _Item | None = None  # the last error, until the agent says what it makes of it
+        self.in_flight: str | None = None
+        self.last_words = ""  # the agent's last prose  # the last step the agent started: what was going on at the cut
         self.order = 0
 
     def next_order(self) -> int:
@@ -128,7 +96,7 @@ class _SummaryBuilder:
         if not text or text == NONE_ITEM:
             return
         if key is None:
-            key = _value_key(category, text) if keyed else f"{category}:{text.lower()}"
+            key = value_key(category, text) if keyed else f"{category}:{text.lower()}"
         for old in self.items:
             if old.category == category and (old.key == key or old.text.lower() == text.lower()):
                 self.items.remove(old)  # later facts win for the same key
@@ -141,19 +109,25 @@ class _SummaryBuilder:
         path = path.strip("`'\",;:()")
         if not path or len(path) > 200:
             return
-        entry = self.files.setdefault(path, _FileEntry(path))
+        same = next((known for known in self.files if same_file(known, path)), None)
+        if same is not None and not same.startswith("/") and path.startswith("/"):
+            self.files[path] = self.files.pop(same)  # the absolute path says more; it takes the entry
+            self.files[path].path = path
+            same = path
+        entry = self.files.setdefault(same or path, _FileEntry(path))
         if action and action not in entry.actions:
             entry.actions.append(action)
         entry.order = self.next_order()
 
     def add_facts(self, text: str, who: str, *, listing_ok: bool = False) -> None:
         for line, values in fact_lines(text, listing_ok=listing_ok):
-            self.add("facts", line, rank=_RANKS[who], key=_fact_key(line, values))
+            self.add("facts", line, rank=_RANKS[who], key=fact_key(line, values))
 
     # -- reading the request
 
     def read_previous(self, text: str) -> None:
         current: str | None = None
+        root = ""
         for line in strip_noise(text).splitlines():
             heading = HEADING.match(line.strip())
             if heading:
@@ -163,7 +137,11 @@ class _SummaryBuilder:
             if current is None or not item or item == NONE_ITEM:
                 continue
             if current == "files":
+                if (found := read_root_line(item)) is not None:
+                    root = found
+                    continue
                 path, _, actions = item.partition(" (")
+                path = root + path if root and not path.startswith(("/", "~")) else path
                 for action in actions.rstrip(")").split(", ") if actions else [""]:
                     self.touch_file(path, action)
             elif current == "facts":
@@ -183,32 +161,49 @@ class _SummaryBuilder:
 
     def _read_user(self, content: str) -> None:
         words = user_words(content)
+        if words:
+            self.open_error = None  # what the agent says after the user spoke answers the user, not the error
+        if is_shell_command(words):
+            return
+        if is_pasted_document(words) and any(i.category == "goal" for i in self.items):
+            self._read_document(words)
+            return
         parts = sentences(words)
         if not parts:
             return
         first_goal = not any(i.category == "goal" for i in self.items)
         # The first request is the goal; later requests add to it unless they only set a rule or reply.
         # A sentence that sets a rule is a constraint: it goes there, where a later rule supersedes it.
-        asks = [p for p in parts if not _CONSTRAINT_CUES.search(p)][:MAX_GOAL_SENTENCES]
+        asks = [p for p in parts if not CONSTRAINT_CUES.search(p)][:MAX_GOAL_SENTENCES]
         if first_goal or (asks and asks[0] == parts[0] and len(parts[0].split()) >= MIN_GOAL_WORDS):
             self.add("goal", " ".join(asks) or parts[0], keyed=False, protected=first_goal)
         for sentence in parts:
-            if _CONSTRAINT_CUES.search(sentence):
+            if is_rule(sentence):
                 self.add("constraints", sentence)
         for path in paths_in_text(words):
             self.touch_file(path, "mentioned by user")
         self.add_facts("\n".join(parts), "user", listing_ok=True)
 
+    def _read_document(self, words: str) -> None:
+        """A pasted document: its title says what the user handed over; its values are material (ranked as a
+        tool's), its rules are the document's, not constraints the user set."""
+        self.add("progress", f"User pasted a document: {document_title(words)}", keyed=False)
+        self.add_facts(words, "tool")
+
     def _read_assistant(self, message: ChatMessage, pending: dict[str, tuple[str, dict]]) -> None:
-        prose = [s for s in sentences(message.content) if len(s.split()) >= 4 and not _NOT_PROSE.search(s)]
+        prose = [s for s in sentences(message.content) if len(s.split()) >= 4 and not NOT_PROSE.search(s)]
+        if prose and self.open_error is not None:
+            self._attach_fix(prose[0])
+        if message.content.strip():
+            self.last_words = clip(message.content, MAX_LAST_WORDS)
         if prose and not message.tool_calls:  # a reply with no step after it reports a finding or an answer
             self.add("progress", prose[0], keyed=False)
         for sentence in prose:
             if DECISION_CUES.search(sentence):
                 self.add("decisions", sentence, keyed=False)
-            elif _NEXT_CUES.search(sentence):
+            elif NEXT_CUES.search(sentence):
                 self.add("next", sentence, keyed=False)
-            elif _PROGRESS_CUES.search(sentence):
+            elif PROGRESS_CUES.search(sentence):
                 self.add("progress", sentence, keyed=False)
         self.add_facts(message.content, "assistant")
         for call in message.tool_calls:
@@ -221,22 +216,63 @@ class _SummaryBuilder:
             for path in paths:
                 self.touch_file(path, action)
             self.in_flight = step_of(call.name, call.arguments)
+            self._count_command(call.arguments)
+
+    def _count_command(self, arguments: dict) -> None:
+        """A command the agent runs again and again (its build, its tests) is an exact value of the session:
+        kept in its latest form, which replaces the earlier one (a new simulator, a new flag)."""
+        command = arguments.get("command") or arguments.get("cmd")
+        key = command_key(command) if isinstance(command, str) else None
+        if key is None:
+            return
+        self.runs[key] = self.runs.get(key, 0) + 1
+        if self.runs[key] >= MIN_RUNS:
+            self.add("facts", f"Command run {self.runs[key]} times, latest: {recurring_command(command)}",
+                     rank=1, key=f"facts:command:{key}")
 
     def _read_tool_result(self, message: ChatMessage, pending: dict[str, tuple[str, dict]]) -> None:
         name, arguments = pending.pop(message.tool_call_id or "", ("tool", {}))
         self.tasks.read_result(message.tool_call_id or "", message.content)
         if is_task_tool(name, arguments):
             return
+        command = command_of(arguments)
+        if is_rejection(message.content):
+            self.add("progress", f"The user declined: {step_of(name, arguments)}", keyed=False)
+            return
+        if is_protocol_error(message.content):
+            return
+        if is_subagent(name, arguments) and not message.is_error:
+            self._read_report(report_text(message.content), str(arguments.get("description") or name))
+            return
         reads = tool_action(name) == "read"
         # A file's text that mentions an error is the file, not a failure: reads only fail when marked so.
         failed = "" if reads and not message.is_error else error_line(message.content)
         if message.is_error or failed:
-            line = failed or clip(message.content.strip().splitlines()[0] if message.content.strip() else "error")
-            command = command_of(arguments)
+            line = failed or first_line(message.content) or "error"
             where = f" ({name}: {command})" if command else f" ({name})"
             self.add("errors", f"{line}{where}", keyed=False)
+            self.open_error = self.items[-1]
         if not reads:
             self.add_facts(strip_noise(message.content), "tool")
+
+    def _read_report(self, report: str, task: str) -> None:
+        """A subagent's findings: its conclusion (the report's last sentence of prose) and the sentences that
+        state a decision or a next step, as the agent's own; its values as a tool's."""
+        prose = [s for s in sentences(report) if len(s.split()) >= 4 and not NOT_PROSE.search(s)]
+        if prose:
+            self.add("progress", f"Subagent report ({clip(task, 60)}): {prose[-1]}", keyed=False)
+        cued = [s for s in prose[:-1] if DECISION_CUES.search(s)][-MAX_REPORT_DECISIONS:]
+        for sentence in cued:
+            self.add("decisions", sentence, keyed=False)
+        self.add_facts(report, "tool")
+
+    def _attach_fix(self, sentence: str) -> None:
+        """What the agent said next after an error is how it read it or fixed it: kept beside the error."""
+        error, self.open_error = self.open_error, None
+        if error is None or error not in self.items:
+            return
+        at = self.items.index(error)
+        self.items[at] = replace(error, fix=sentence)
 
     def finish(self) -> None:
         """The task list and the step in flight, as items newer than anything read."""
@@ -244,6 +280,8 @@ class _SummaryBuilder:
             self.add("progress", f"Done: {text}", keyed=False)
         for text, status in self.tasks.open():
             self.add("next", f"{'In progress' if 'progress' in status else 'Pending'}: {text}", keyed=False)
+        if self.last_words and not any(self.last_words in i.text for i in self.items):  # the step, in its words
+            self.add("next", f"The agent's last words before this summary: {self.last_words}", keyed=False)
         if self.in_flight:
             self.add("next", f"Last step started before this summary: {self.in_flight}", keyed=False)
 
@@ -298,6 +336,11 @@ class _SummaryBuilder:
             entries = [i for i in self.items if i.category == category and not i.protected]
             if not entries:
                 return
+            fixed = [i for i in entries if i.fix]
+            if fixed:  # an error without the agent's reading of it before no error at all
+                oldest = min(fixed, key=lambda i: i.order)
+                self.items[self.items.index(oldest)] = replace(oldest, fix="")
+                continue
             self.items.remove(min(entries, key=lambda i: (i.rank, i.order)))
 
     def _section_tokens(self, category: str) -> int:
@@ -320,9 +363,15 @@ class _SummaryBuilder:
 
     def _lines(self, category: str) -> list[str]:
         if category == "files":
-            return [f"- {f.path} ({', '.join(a for a in f.actions if a)})" if any(f.actions) else f"- {f.path}"
-                    for f in sorted(self.files.values(), key=lambda f: f.order)]
-        return [f"- {i.text}" for i in sorted(self.items, key=lambda i: i.order) if i.category == category]
+            entries = sorted(self.files.values(), key=lambda f: f.order)
+            root = common_root([f.path for f in entries])
+            lines = [f"- {root_line(root)}"] if root else []
+            for f in entries:
+                path = f.path[len(root):] if root and f.path.startswith(root) else f.path
+                actions = ", ".join(a for a in f.actions if a)
+                lines.append(f"- {path} ({actions})" if actions else f"- {path}")
+            return lines
+        return [f"- {i.line}" for i in sorted(self.items, key=lambda i: i.order) if i.category == category]
 
     def _render_all(self) -> str:
         blocks: list[str] = []
@@ -330,29 +379,6 @@ class _SummaryBuilder:
             lines = self._lines(category_of(title))
             blocks.append("\n".join([f"{prefix} {title}", *(lines or [f"- {NONE_ITEM}"])]))
         return "\n\n".join(blocks)
-
-
-def _fact_key(line: str, values: tuple[str, ...]) -> str:
-    """What a value line is about: its keyed value ('port 9090' -> port) so a new port replaces the old
-    one, else the value itself, so the same value stated again is kept once."""
-    label = _LABEL.match(line)
-    if label and not any(v in label.group(1) for v in values):
-        return f"facts:{label.group(1).strip().lower()}"  # "Entire-Checkpoint: <id>": the newest id wins
-    for match in KEYED_VALUE.finditer(line):
-        if match.group(1).lower() not in STOPWORDS and any(match.group(2) in v or v in match.group(2) for v in values):
-            return f"facts:{match.group(1).lower()}"
-    return f"facts:{values[0].lower()}"
-
-
-def _previous_summary(messages: tuple[ChatMessage, ...], sections: list[tuple[str, str]]) -> int | None:
-    """Index of a message that is an earlier summary: it carries at least two of the requested headings."""
-    wanted = {title.lower() for _, title in sections}
-    for index, message in enumerate(messages):
-        titles = {m.group(2).strip().lower() for line in message.content.splitlines()
-                  if (m := HEADING.match(line.strip()))}
-        if len(titles & wanted) >= 2:
-            return index
-    return None
 
 
 def summarize(request: ModelRequest) -> tuple[str, str]:
@@ -364,11 +390,11 @@ def summarize(request: ModelRequest) -> tuple[str, str]:
         cut = max(i for i, m in enumerate(history) if m is instruction)
         history = history[:cut]
     builder = _SummaryBuilder(sections)
-    previous = _previous_summary(history, sections)
+    previous = previous_summary(history, sections)
     if previous is not None:
         builder.read_previous(history[previous].content)
         history = history[:previous] + history[previous + 1:]
     builder.read_messages(history)
     builder.finish()
     text, cut_short = builder.render(request.max_output_tokens)
-    return text, "length" if cut_short else "stop"
+    return (text, "length") if cut_short else (fill(text, history, request.max_output_tokens), "stop")
