@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from harness.models.builtin.outputs import is_bookkeeping, script_echo
+
 MAX_FACT_CHARS = 160
 
 _PATTERNS = (
@@ -64,9 +66,9 @@ def fact_lines(text: str, *, listing_ok: bool = False) -> tuple[tuple[str, tuple
     out: list[tuple[str, tuple[str, ...]]] = []
     for raw in text.splitlines():
         line = " ".join(raw.split()).strip(" -*•")
-        if not line or (not listing_ok and (_LISTING.match(raw) or _BARE_PATH.match(line))):
+        if not line or (not listing_ok and (_LISTING.match(raw) or _BARE_PATH.match(line) or is_bookkeeping(line))):
             continue
-        values = values_in(line)
+        values = values_in(line) or script_echo(raw)
         if not values:
             continue
         out.append((_around(line, values[0]), values))

@@ -11,12 +11,13 @@ something exact, then the newest), each only once and never one the summary alre
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from harness.models import _tokens
 from harness.models.base import ChatMessage
 from harness.models.builtin.cues import NOT_PROSE
 from harness.models.builtin.noise import user_words
+from harness.models.builtin.outputs import untagged
 from harness.models.builtin.reports import is_protocol_error, is_rejection, is_subagent, report_text
 from harness.models.builtin.sections import category_of
 from harness.models.builtin.steps import error_details, error_line
@@ -83,6 +84,7 @@ def candidates(messages: tuple[ChatMessage, ...]) -> list[_Candidate]:
                 found += [_Candidate("reply", s, order) for s in prose if not EXPLAIN_CUES.search(s)]
         else:
             name, arguments = names.get(message.tool_call_id or "", ("tool", {}))
+            message = replace(message, content=untagged(message.content))
             if is_subagent(name, arguments) and not message.is_error:
                 found += _findings(report_text(message.content), order)
             elif _failed(name, message):

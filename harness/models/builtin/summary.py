@@ -1,12 +1,11 @@
 """The summarizer: an extractive summary in the sections the instruction asks for, later facts winning.
 
-It reads an earlier summary in the history (if any), then the messages after it: the user's own words (not
-the harness noise around them, noise.py) give the goal and the constraints, the agent's sentences give
-decisions, progress and next steps, its task list (tasks.py) what is done and what is open, tool calls name
-files (files.py), failed tool results are errors, and the lines that state exact values (facts.py) go to an
-exact-values section. Each section that can grow without end (values, files, errors) has a share of the
-budget; past it, and past the budget as a whole, the oldest items go first.
-"""
+It reads an earlier summary in the history (if any), then the messages after it: the user's own words (not the
+harness noise around them, noise.py) give the goal and the constraints, the agent's sentences give decisions,
+progress and next steps, its task list (tasks.py) what is done and what is open, tool calls name files
+(files.py), failed tool results (read as outputs.py reads them) are errors, and the lines that state exact
+values (facts.py) go to an exact-values section. Each section that can grow without end (values, files,
+errors) has a share of the budget; past it, and past the budget as a whole, the oldest items go first."""
 
 from __future__ import annotations
 
@@ -20,6 +19,7 @@ from harness.models.builtin.fill import fill
 from harness.models.builtin.files import (common_root, paths_in_text, paths_of_call, read_root_line, root_line,
                                           same_file)
 from harness.models.builtin.keys import fact_key, value_key
+from harness.models.builtin.outputs import untagged
 from harness.models.builtin.noise import strip_noise, user_words
 from harness.models.builtin.reports import is_protocol_error, is_rejection, is_subagent, report_text
 from harness.models.builtin.sections import category_of, previous_summary, requested_sections
@@ -157,7 +157,7 @@ class _SummaryBuilder:
             elif message.role == "assistant":
                 self._read_assistant(message, pending_calls)
             else:
-                self._read_tool_result(message, pending_calls)
+                self._read_tool_result(replace(message, content=untagged(message.content)), pending_calls)
 
     def _read_user(self, content: str) -> None:
         words = user_words(content)
