@@ -123,3 +123,9 @@ def test_what_was_under_way_at_the_cut_is_the_last_steps() -> None:
                M("assistant", "Adding toggleLike to FirebaseFeedService.", (ToolCallSpec("e1", "edit", {
                    "path": "FirebaseFeedService.swift", "new": "func toggleLike() {}"}),)))
     assert "toggleLike" in ask(history, "What change was in progress at the moment of compaction?")
+
+
+def test_a_heading_is_read_as_a_unit() -> None:
+    from harness.models.builtin.context import _units_of
+
+    assert "Plan: Critical Safety fixes from REVIEW.md" in _units_of("# Plan: Critical Safety fixes from REVIEW.md\n\nStep 1.")
