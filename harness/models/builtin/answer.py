@@ -110,7 +110,7 @@ def _call_output(ctx, wanted: frozenset[str], call: int) -> int | None:
     return max(outputs, key=lambda p: (len(ctx.words[p] & wanted), p))
 
 
-PER_OUTPUT = 1  # lines one tool output may give the answer (an error line and the line that explains it)
+PER_OUTPUT = 2  # lines one tool output may give the answer (an error line and the line that explains it)
 
 
 def _runners_up(ctx, scored: list[tuple[float, int]], best: int, wanted: frozenset[str],
