@@ -123,3 +123,16 @@ def test_what_was_under_way_at_the_cut_is_the_last_steps() -> None:
                M("assistant", "Adding toggleLike to FirebaseFeedService.", (ToolCallSpec("e1", "edit", {
                    "path": "FirebaseFeedService.swift", "new": "func toggleLike() {}"}),)))
     assert "toggleLike" in ask(history, "What change was in progress at the moment of compaction?")
+
+
+def test_a_heading_is_read_as_a_unit() -> None:
+    from harness.models.builtin.context import _units_of
+
+    assert "Plan: Critical Safety fixes from REVIEW.md" in _units_of("# Plan: Critical Safety fixes from REVIEW.md\n\nStep 1.")
+
+
+def test_a_short_announcing_sentence_is_answered_with_the_one_after_it() -> None:
+    history = (M("user", "Check the attribution numbers."), *FILLER,
+               M("assistant", "There's a mismatch. Git shows 627 insertions but attribution shows 77 lines."))
+    reply = ask(history, "What mismatch was found in the attribution numbers?")
+    assert "627" in reply and "77" in reply

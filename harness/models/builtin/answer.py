@@ -81,15 +81,25 @@ def _value_of(unit: str, wanted: frozenset[str]) -> str | None:
 _OPENS = (":", "(", "[", "{", ",")
 
 
-def _with_continuation(ctx, position: int) -> str:
+def _with_continuation(ctx, position: int, announced: bool = False) -> str:
     """A unit that ends open ('yaml: unmarshal errors:', 'raise ValueError(') introduces the unit after it in
-    the same message: the two are read as one (up to two continuations)."""
+    the same message: the two are read as one (up to two continuations); for the best unit (`announced`) so
+    does a short sentence that announces the next one."""
     unit = ctx.units[position]
     for follow in range(position + 1, min(position + 3, len(ctx.units))):
-        if not unit.rstrip().endswith(_OPENS) or ctx.messages[follow] != ctx.messages[position]:
+        opens = unit.rstrip().endswith(_OPENS) or (announced and follow == position + 1 and _says_little(ctx, position))
+        if not opens or ctx.messages[follow] != ctx.messages[position]:
             break
         unit = unit.rstrip() + " " + ctx.units[follow]
     return unit
+
+
+SHORT_SAID = 4  # content words: "There's a mismatch." announces what the next sentence says
+
+
+def _says_little(ctx, position: int) -> bool:
+    """A short sentence the agent said, which announces the next one ('There's a mismatch.')."""
+    return ctx.said[position] and len(ctx.words[position]) <= SHORT_SAID
 
 
 RESTATED = 0.5  # share of shared words above which a unit restates another
@@ -110,7 +120,7 @@ def _call_output(ctx, wanted: frozenset[str], call: int) -> int | None:
     return max(outputs, key=lambda p: (len(ctx.words[p] & wanted), p))
 
 
-PER_OUTPUT = 1  # lines one tool output may give the answer (an error line and the line that explains it)
+PER_OUTPUT = 2  # lines one tool output may give the answer (an error line and the line that explains it)
 
 
 def _runners_up(ctx, scored: list[tuple[float, int]], best: int, wanted: frozenset[str],
@@ -167,7 +177,7 @@ def answer(request: ModelRequest, contexts: ContextCache) -> tuple[str, str]:
     best = _latest_restatement(ctx, scored) if ask.recency else scored[0][1]
     # an earlier value for the same thing in the running: answer with the current clauses of the best unit
     current = (ask.recency and ask.value) or (ask.value and any(p in ctx.stale for _, p in scored[:3]))
-    unit = _with_continuation(ctx, best)
+    unit = _with_continuation(ctx, best, announced=True)
     lines: list[str] = []
     if ask.number_only:
         value = _value_of(_current_clauses(unit), wanted) or _value_of(unit, wanted)

@@ -168,9 +168,10 @@ def _units_of(text: str) -> tuple[str, ...]:
     units: list[str] = []
     for line in text.splitlines():
         line = line.strip(" -*•\t")
-        if not line or HEADING.match(line):
+        if not line:
             continue
-        units.extend(sentences(line))
+        heading = HEADING.match(line)
+        units.extend(sentences(heading.group(2) if heading else line))
     return tuple(units)
 
 
