@@ -53,3 +53,32 @@ def test_ctrl_c_stops_within_a_second_while_a_request_hangs(tmp_path, loopback):
     assert process.returncode == 130, process.stderr.read().decode()[-500:]
     print(f"stopped {took:.2f} s after SIGINT")
     assert took < STOP_WITHIN_S + SLACK_S, f"took {took:.2f} s after SIGINT"
+
+
+def test_ctrl_c_ends_the_process_even_when_the_interrupt_is_swallowed(tmp_path):
+    """The watchdog armed by Ctrl-C ends the command even if the orderly stop never runs (here: code that
+    catches KeyboardInterrupt and goes on waiting, as a library in the main thread might)."""
+    script = tmp_path / "swallow.py"
+    script.write_text(
+        "import sys, time\n"
+        "from harness.cli import arm_interrupt_watchdog\n"
+        "arm_interrupt_watchdog()\n"
+        "print('ready', flush=True)\n"
+        "while True:\n"
+        "    try:\n"
+        "        time.sleep(60)\n"
+        "    except KeyboardInterrupt:\n"
+        "        pass\n", encoding="utf-8")
+    process = subprocess.Popen([sys.executable, str(script)], cwd=Path(__file__).parents[1],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert process.stdout.readline().strip() == b"ready"
+        sent = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130
+    assert took < 2.0 + SLACK_S + 1.0, f"took {took:.2f} s after SIGINT"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import threading
 from typing import Sequence
@@ -58,6 +59,8 @@ def installed_version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if argv is None:  # the command itself, not a caller in the same process
+        arm_interrupt_watchdog()
     try:
         return args.func(args)
     except HarnessError as exc:
@@ -74,6 +77,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {type(exc).__name__}: {one_line(exc)} (rerun with --debug for the traceback)",
               file=sys.stderr)
         return 2
+
+
+INTERRUPT_WATCHDOG_S = 2.0
+
+
+def arm_interrupt_watchdog() -> None:
+    """Ctrl-C raises KeyboardInterrupt as always, and also starts a timer that ends the process if the orderly
+    stop (keep what finished, release the run folder) has not ended it within INTERRUPT_WATCHDOG_S: whatever the
+    main thread was doing when the signal came, a stop never waits for a hung server. What finished is already
+    on disk (each write is atomic), so ending there loses nothing written."""
+    def on_interrupt(signum: int, frame: object) -> None:
+        timer = threading.Timer(INTERRUPT_WATCHDOG_S, _exit_interrupted)
+        timer.daemon = True
+        timer.start()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_interrupt)
+
+
+def _exit_interrupted() -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
 
 
 def stop_now(code: int) -> None:
