@@ -63,9 +63,12 @@ def test_ctrl_c_ends_the_process_even_when_the_interrupt_is_swallowed(tmp_path):
         "import sys, time\n"
         "from harness.cli import arm_interrupt_watchdog\n"
         "arm_interrupt_watchdog()\n"
-        "print('ready', flush=True)\n"
+        "ready = False\n"
         "while True:\n"
-        "    try:\n"
+        "    try:\n"  # 'ready' is said inside the try: an interrupt right after it is swallowed too
+        "        if not ready:\n"
+        "            ready = True\n"
+        "            print('ready', flush=True)\n"
         "        time.sleep(60)\n"
         "    except KeyboardInterrupt:\n"
         "        pass\n", encoding="utf-8")
