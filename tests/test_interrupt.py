@@ -16,6 +16,18 @@ STOP_WITHIN_S = 1.0
 SLACK_S = 1.5  # a loaded CI machine: the figure measured here is printed on failure
 
 
+def _interrupt(process: subprocess.Popen, timeout: float) -> float:
+    """Send SIGINT and wait for the process to end; the seconds it took (the process is killed if not)."""
+    try:
+        sent = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=timeout)
+        return time.monotonic() - sent
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
 def test_ctrl_c_stops_within_a_second_while_a_request_hangs(tmp_path, loopback):
     make_case(tmp_path / "cases", "a")
     listener = socket.socket()
@@ -40,12 +52,9 @@ def test_ctrl_c_stops_within_a_second_while_a_request_hangs(tmp_path, loopback):
     try:
         assert accepted.wait(120), "the run never reached the server"
         time.sleep(0.2)
-        sent = time.monotonic()
-        process.send_signal(signal.SIGINT)
-        process.wait(timeout=60)
-        took = time.monotonic() - sent
+        took = _interrupt(process, 60)
     finally:
-        if process.poll() is None:
+        if process.poll() is None:  # the run never reached the server
             process.kill()
         listener.close()
         for connection in held:
@@ -74,14 +83,7 @@ def test_ctrl_c_ends_the_process_even_when_the_interrupt_is_swallowed(tmp_path):
         "        pass\n", encoding="utf-8")
     process = subprocess.Popen([sys.executable, str(script)], cwd=Path(__file__).parents[1],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        assert process.stdout.readline().strip() == b"ready"
-        sent = time.monotonic()
-        process.send_signal(signal.SIGINT)
-        process.wait(timeout=30)
-        took = time.monotonic() - sent
-    finally:
-        if process.poll() is None:
-            process.kill()
+    assert process.stdout.readline().strip() == b"ready"
+    took = _interrupt(process, 30)
     assert process.returncode == 130
     assert took < 2.0 + SLACK_S + 1.0, f"took {took:.2f} s after SIGINT"
