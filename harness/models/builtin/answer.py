@@ -8,6 +8,7 @@ question asks for a number). It commits to one answer: a list of candidates woul
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from harness.models import _tokens
 from harness.models.base import ModelRequest
@@ -129,21 +130,19 @@ def _runners_up(ctx, scored: list[tuple[float, int]], best: int, wanted: frozens
     the message beside the first. One unit per message said (two per tool output), none restating another."""
     top = scored[0][0]
     chosen = [best, *used]
-    taken: dict[tuple[int, bool], int] = {}
-    for position in chosen:
-        taken[(ctx.messages[position], ctx.said[position])] = taken.get((ctx.messages[position], ctx.said[position]), 0) + 1
+    taken = Counter((ctx.messages[p], ctx.said[p]) for p in chosen)
     extra: list[str] = []
     for score, position in scored[1:12]:
         if len(extra) >= MAX_EXTRA_UNITS or score < EXTRA_SHARE * top:
             break
         key = (ctx.messages[position], ctx.said[position])
-        if taken.get(key, 0) >= (1 if ctx.said[position] else PER_OUTPUT):
+        if taken[key] >= (1 if ctx.said[position] else PER_OUTPUT):
             continue
         if position in ctx.stale or ctx.roles[position] == "system" or position in chosen:
             continue
         if any(_restates(ctx.words[position], ctx.words[other]) for other in chosen):
             continue  # the same statement again adds nothing, and an older wording of it may be out of date
-        taken[key] = taken.get(key, 0) + 1
+        taken[key] += 1
         chosen.append(position)
         extra.append(_clip_around(_with_continuation(ctx, position), wanted))
     return extra

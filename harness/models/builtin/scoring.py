@@ -9,7 +9,7 @@ import re
 from harness.models.builtin.context import Context
 from harness.models.builtin.question import Ask
 from harness.models.builtin.shapes import shape_weight
-from harness.models.builtin.text import DECISION_CUES, ERROR_LINE, PATH, TYPED_ERROR, stem, tool_action
+from harness.models.builtin.text import DECISION_CUES, ERROR_LINE, HASH, PATH, TYPED_ERROR, stem, tool_action
 
 
 _UPDATE_CUES = re.compile(r"\b(update|updated|actually|after all|instead|changed?|no longer|switch(ed)? to|now|"
@@ -31,7 +31,7 @@ _IN_FLIGHT_FRAME = frozenset(stem(w) for w in (
 # a stated value: a token with a digit (8080, 50MB, HRB-4127, kw-prod-fra2), not a commit hash (eb6269d), which
 # is a name of a commit and answers no 'what size' or 'which port'
 _DIGIT_TOKEN = re.compile(r"[\w.:/-]*\d[\w.:/-]*")
-_HASH = re.compile(r"(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}")
+_HASH = re.compile(HASH)
 
 
 def _states_value(unit: str) -> bool:

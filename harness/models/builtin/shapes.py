@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from harness.models.builtin.text import HASH
+
 # the question names the kind as the thing it asks for: "which test", "what is the newest commit", "the name of the
 # git branch", "the id of"; not as the subject of something else it asks ("what did the config test fail on")
 _ASKED = r"\b(?:(?:which|what)(?:\s+(?:is|was|are|were))?(?:\s+the)?|(?:name|id|number) of the)(?:\s+[\w'-]+){{0,2}}\s+{}\b"
@@ -24,12 +26,12 @@ _KINDS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (_asks(r"tests?|test cases?|test functions?"),
      re.compile(r"\bTest[A-Z0-9]\w+|\btest_\w+|\b\w+\.(test|spec)\.\w+\b")),
     (_asks(r"commits?|sha|hash"),
-     re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")),
+     re.compile(rf"\b{HASH}\b")),
     (_asks(r"branch(?:es)?"),
      re.compile(r"(?<![\w/.])[A-Za-z][\w.-]*/[\w.-]*[A-Za-z0-9](?![\w/]*\.\w{1,5}\b)(?![\w/])|"
                 r"\b(main|master|trunk|develop)\b")),
     (re.compile(r"\b(?:the (?:id|number) of|(?:which|what)(?:\s+[\w'-]+){0,2}\s+(?:id|ids|identifier)\b)", re.I),
-     re.compile(r"\b\d{3,}\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b|#\d+\b")),
+     re.compile(rf"\b\d{{3,}}\b|\b(?=[0-9a-f]{{8}}){HASH}\b|#\d+\b")),
     (_asks(r"functions?|methods?|helpers?|helper functions?|handlers?|class(?:es)?|types?|structs?|constants?|"
            r"variables?|fields?|keys?|settings?|flags?|options?|lint (?:rule|error|complaint)s?"),
      re.compile(r"\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z0-9]+[A-Z]\w*\b|\b[a-z][a-z0-9]*(?:[_-][a-z0-9]+)+\b|\w+\(\)")),

@@ -54,7 +54,9 @@ def stem(word: str) -> str:
     return word
 
 
-_LONG_HASH = re.compile(r"^(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,40}$")
+# a commit or checkpoint hash: hex with a digit and a letter (a bare number or word is not one)
+HASH = r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}"
+_LONG_HASH = re.compile(r"^(?=[0-9a-f]{8})" + HASH + "$")
 SHORT_HASH = 7
 _CAMEL = re.compile(r"([a-z])([A-Z])")
 _JOINERS = re.compile(r"[./:_-]")
