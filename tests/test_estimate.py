@@ -75,3 +75,13 @@ def test_the_run_reports_its_cost_by_role_with_the_answerers_cache_share(tmp_pat
     roles = json.loads((out / "run.json").read_text())["aggregates"]["cost_by_role"]
     assert roles["summarizer"]["source"] == "builtin" and roles["answerer"]["source"] == "modelled"
     assert roles["answerer"]["usd"] > 0 and roles["answerer"]["cache_read_share"] is not None
+
+
+def test_an_estimate_needs_no_key_and_the_run_still_does(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    cases = tmp_path / "cases"
+    make_case(cases, "small")
+    args = ["run", "--cases-dir", str(cases), "--answerer", "anthropic:claude-sonnet-4-6", "--out", str(tmp_path / "o")]
+    assert main([*args, "--estimate", "--json"]) == 0  # priced offline, before anyone has a key
+    assert json.loads(capsys.readouterr().out)["usd_cache_on"] > 0
+    assert main(args) == 2 and "ANTHROPIC_API_KEY is not set" in capsys.readouterr().err

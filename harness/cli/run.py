@@ -127,7 +127,7 @@ def price_first(args: argparse.Namespace, cases: list, configs: list[RunConfig])
     from harness.run.config import plan_run
     from harness.run.estimate import estimate_run, over_budget, reaches_network
 
-    plans = [plan_run(config) for config in configs]
+    plans = [plan_run(config, keys=not args.estimate) for config in configs]
     if not (args.estimate or args.max_usd is not None or any(reaches_network(p) for p in plans)):
         return False
     estimates = [estimate_run(cases, plan, _label(config), args.repeat) for config, plan in zip(configs, plans)]

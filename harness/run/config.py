@@ -194,13 +194,14 @@ def record_defaults(specs: Sequence[str], record_mode: str | None, cassettes: st
     return ("once" if live else "new"), cassettes or RUN_CASSETTES
 
 
-def plan_run(config: RunConfig | RunPlan) -> RunPlan:
-    """The plan of a run: `validate` once, then prices and keys. A plan passed in is returned as it is."""
+def plan_run(config: RunConfig | RunPlan, *, keys: bool = True) -> RunPlan:
+    """The plan of a run: `validate` once, then prices and keys (`keys=False` for an estimate, which sends
+    nothing: pricing a run is what one does before getting a key). A plan passed in is returned as it is."""
     if isinstance(config, RunPlan):
         return config
     parsed = config.validate()
     prices = _check_price(config, parsed[config.summarizer_spec])
-    for spec in parsed:
+    for spec in parsed if keys else ():
         _check_key(spec, config)
     return RunPlan(config, tuple(parsed.items()), prices,
                    answerer_window_tokens=_model_window(config, parsed[config.answerer_spec]),
