@@ -7,6 +7,7 @@ edit (old/new strings, file contents) is never scanned for paths at all.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from harness.models.builtin.text import PATH
 
@@ -104,3 +105,34 @@ def read_root_line(item: str) -> str | None:
     if item.startswith(ROOT_LEAD) and item.endswith("/:"):
         return item[len(ROOT_LEAD):-1]
     return None
+
+
+NAMES_LEAD = "; adds "  # "- cmd/x.go (edited; adds countLinesStr)": the names the edits declared
+MAX_NAMES = 2  # the newest few: a file written whole declares many, and the files section has a share
+
+
+@dataclass
+class FileEntry:
+    path: str
+    actions: list[str] = field(default_factory=list)
+    order: int = 0
+    names: list[str] = field(default_factory=list)  # what the edits declared (edits.py)
+
+    @property
+    def written(self) -> bool:
+        return any(a in ("edited", "created", "deleted") for a in self.actions)
+
+    def line(self, root: str) -> str:
+        path = self.path[len(root):] if root and self.path.startswith(root) else self.path
+        said = ", ".join(a for a in self.actions if a)
+        if self.names:
+            said += NAMES_LEAD + ", ".join(self.names[-MAX_NAMES:])
+        return f"- {path} ({said})" if said else f"- {path}"
+
+
+def read_file_line(item: str, root: str) -> tuple[str, list[str], list[str]]:
+    """(path, actions, names) of a line a summary's files section wrote (FileEntry.line)."""
+    path, _, said = item.partition(" (")
+    path = root + path if root and not path.startswith(("/", "~")) else path
+    actions, _, names = said.rstrip(")").partition(NAMES_LEAD)
+    return path, actions.split(", ") if actions else [""], [n for n in names.split(", ") if n]

@@ -9,15 +9,16 @@ errors) has a share of the budget; past it, and past the budget as a whole, the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from harness.models import _tokens
 from harness.models.base import ChatMessage, ModelRequest
 from harness.models.builtin.cues import CONSTRAINT_CUES, NEXT_CUES, NOT_PROSE, PROGRESS_CUES, is_rule
 from harness.models.builtin.facts import fact_lines
 from harness.models.builtin.fill import fill
-from harness.models.builtin.files import (common_root, paths_in_text, paths_of_call, read_root_line, root_line,
-                                          same_file)
+from harness.models.builtin.edits import declared_names
+from harness.models.builtin.files import (FileEntry, common_root, paths_in_text, paths_of_call, read_file_line,
+                                          read_root_line, root_line, same_file)
 from harness.models.builtin.keys import fact_key, value_key
 from harness.models.builtin.outputs import untagged
 from harness.models.builtin.noise import strip_noise, user_words
@@ -59,17 +60,6 @@ class _Item:
         return clip(f"{self.text} → {self.fix}", MAX_ERROR_WITH_FIX) if self.fix else self.text
 
 
-@dataclass
-class _FileEntry:
-    path: str
-    actions: list[str] = field(default_factory=list)
-    order: int = 0
-
-    @property
-    def written(self) -> bool:
-        return any(a in ("edited", "created", "deleted") for a in self.actions)
-
-
 class _SummaryBuilder:
     def __init__(self, sections: list[tuple[str, str]]):
         self.sections = sections
@@ -78,7 +68,7 @@ class _SummaryBuilder:
             prefix = sections[0][0] if sections else "##"
             self.sections = [*sections[:at], (prefix, FACTS_TITLE), *sections[at:]]
         self.items: list[_Item] = []
-        self.files: dict[str, _FileEntry] = {}
+        self.files: dict[str, FileEntry] = {}
         self.tasks = TaskList()
         self.runs: dict[str, int] = {}  # shell commands by what they are (command_key): how often run
         self.open_error: _Item | None = None  # the last error, until the agent says what it makes of it
@@ -105,7 +95,7 @@ class _SummaryBuilder:
                 break
         self.items.append(_Item(category, text, self.next_order(), key, protected, rank))
 
-    def touch_file(self, path: str, action: str) -> None:
+    def touch_file(self, path: str, action: str, names: list[str] | tuple[str, ...] = ()) -> None:
         path = path.strip("`'\",;:()")
         if not path or len(path) > 200:
             return
@@ -114,9 +104,10 @@ class _SummaryBuilder:
             self.files[path] = self.files.pop(same)  # the absolute path says more; it takes the entry
             self.files[path].path = path
             same = path
-        entry = self.files.setdefault(same or path, _FileEntry(path))
+        entry = self.files.setdefault(same or path, FileEntry(path))
         if action and action not in entry.actions:
             entry.actions.append(action)
+        entry.names = [n for n in entry.names if n not in names] + list(names)
         entry.order = self.next_order()
 
     def add_facts(self, text: str, who: str, *, listing_ok: bool = False) -> None:
@@ -140,10 +131,9 @@ class _SummaryBuilder:
                 if (found := read_root_line(item)) is not None:
                     root = found
                     continue
-                path, _, actions = item.partition(" (")
-                path = root + path if root and not path.startswith(("/", "~")) else path
-                for action in actions.rstrip(")").split(", ") if actions else [""]:
-                    self.touch_file(path, action)
+                path, actions, names = read_file_line(item, root)
+                for action in actions:
+                    self.touch_file(path, action, names)
             elif current == "facts":
                 self.add_facts(item, "user", listing_ok=True)  # values an earlier summary kept stay kept
             else:
@@ -213,8 +203,9 @@ class _SummaryBuilder:
                 continue
             action = tool_action(call.name)
             paths = paths_of_call(call.arguments)
+            names = declared_names(call.arguments) if action in ("edited", "created") else []
             for path in paths:
-                self.touch_file(path, action)
+                self.touch_file(path, action, names if len(paths) == 1 else [])
             self.in_flight = step_of(call.name, call.arguments)
             self._count_command(call.arguments)
 
@@ -355,7 +346,7 @@ class _SummaryBuilder:
                 return False
             candidates = [(i.order, i) for i in protected]
         _, victim = min(candidates, key=lambda pair: pair[0])
-        if isinstance(victim, _FileEntry):
+        if isinstance(victim, FileEntry):
             del self.files[victim.path]
         else:
             self.items.remove(victim)
@@ -366,11 +357,7 @@ class _SummaryBuilder:
             entries = sorted(self.files.values(), key=lambda f: f.order)
             root = common_root([f.path for f in entries])
             lines = [f"- {root_line(root)}"] if root else []
-            for f in entries:
-                path = f.path[len(root):] if root and f.path.startswith(root) else f.path
-                actions = ", ".join(a for a in f.actions if a)
-                lines.append(f"- {path} ({actions})" if actions else f"- {path}")
-            return lines
+            return lines + [f.line(root) for f in entries]
         return [f"- {i.line}" for i in sorted(self.items, key=lambda i: i.order) if i.category == category]
 
     def _render_all(self) -> str:
