@@ -7,7 +7,9 @@ from __future__ import annotations
 from harness.models.base import ChatMessage as M
 from harness.models.base import ModelRequest, ToolCallSpec
 from harness.models.builtin import BuiltinClient
+from harness.models.builtin.facts import fact_lines
 from harness.models.builtin.files import common_root
+from harness.models.builtin.keys import fact_key
 from harness.models.builtin.steps import command_key, error_line
 from harness.models.builtin.turns import is_pasted_document, is_shell_command
 
@@ -113,3 +115,15 @@ def test_the_agents_last_words_say_what_was_in_flight() -> None:
                 M("assistant", "Now let me add `logging.Init(sessionID)` after each handler parses stdin.",
                   (ToolCallSpec("e1", "Edit", {"file_path": "/a/hooks.go", "old_string": "x", "new_string": "y"}),))))
     assert "last words before this summary: Now let me add `logging.Init(sessionID)`" in section(text, "Next steps")
+
+
+def test_the_branch_git_says_it_is_on_is_an_exact_value_and_the_newest_wins() -> None:
+    # "main" has no separator, so only git's own wording marks it as the branch; a later switch replaces it.
+    on_main = fact_lines("On branch main\nnothing to commit, working tree clean")
+    switched = fact_lines("Switched to a new branch 'fix-login'")
+    assert on_main[0][1] == ("branch main",)
+    assert fact_key(*on_main[0]) == fact_key(*switched[0]) == "facts:working branch"
+    commit = fact_lines("[main 1a2b3c4] Fix the login redirect")
+    assert commit[0][1] == ("branch main", "1a2b3c4")  # a commit line names its branch and keeps its hash
+    assert fact_key(*commit[0]) != "facts:working branch"
+    assert fact_lines("[x] done") == ()

@@ -31,6 +31,10 @@ _PATTERNS = (
     r"\b(?:branch|checkout(?: -b)?|switch(?: -c)?)\s+['\"`]?[\w.-]+[/-][\w./-]+",
 )
 _VALUE = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.I)
+# git names the branch it is on, any name ("main" too): "On branch X", "Switched to (a new) branch 'X'",
+# and a commit's first line "[X 1a2b3c4] message". That is the working branch, a value later steps need.
+GIT_BRANCH = re.compile(r"^(?:On branch |Switched to (?:a new )?branch '?|\[)([\w./-]+?)'?(?:$| (?:\(root-commit\) )?"
+                        r"[0-9a-f]{7,12}\] )")
 _HEX = re.compile(r"^[0-9a-f]{7,40}$")
 _BARE_PATH = re.compile(r"^\S+$")  # a line that is one path or word: a listing entry, not a statement
 # Listings (numbered source lines, diffs, tables of hashes) state nothing on their own.
@@ -68,11 +72,16 @@ def fact_lines(text: str, *, listing_ok: bool = False) -> tuple[tuple[str, tuple
         line = " ".join(raw.split()).strip(" -*•")
         if not line or (not listing_ok and (_LISTING.match(raw) or _BARE_PATH.match(line) or is_bookkeeping(line))):
             continue
-        values = values_in(line) or script_echo(raw)
+        values = tuple(dict.fromkeys(_branch(line) + values_in(line))) or script_echo(raw)
         if not values:
             continue
         out.append((_around(line, values[0]), values))
     return tuple(out) if listing_ok else _collapse_runs(out)
+
+
+def _branch(line: str) -> tuple[str, ...]:
+    match = GIT_BRANCH.match(line)
+    return (f"branch {match.group(1)}",) if match else ()
 
 
 def _collapse_runs(found: list[tuple[str, tuple[str, ...]]]) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from harness.models.builtin.facts import GIT_BRANCH
 from harness.models.builtin.text import KEYED_VALUE, STOPWORDS, WORD
 
 _LABEL = re.compile(r"^\W*([A-Za-z][\w -]{1,30}?)\s*:\s+\S")  # "Entire-Checkpoint: 764ea1a5fad1"
@@ -23,6 +24,9 @@ def value_key(category: str, text: str) -> str | None:
 def fact_key(line: str, values: tuple[str, ...]) -> str:
     """What a value line is about: its keyed value ('port 9090' -> port) so a new port replaces the old
     one, else the value itself, so the same value stated again is kept once."""
+    if values[0].startswith("branch ") and GIT_BRANCH.match(line) and not line.startswith("["):
+        return "facts:working branch"  # the branch git says it is on now replaces the one it was on
+        # (a commit line names its branch too, but is kept by its hash: each commit is a value)
     label = _LABEL.match(line)
     if label and not any(v in label.group(1) for v in values):
         return f"facts:{label.group(1).strip().lower()}"  # "Entire-Checkpoint: <id>": the newest id wins
