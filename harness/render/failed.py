@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from harness.failure import RequestFailure
+
 
 def failed_request_lines(aggregates: Mapping[str, Any]) -> list[str]:
     """`case/probe (condition): what failed`; an older run.json without the group has none."""
@@ -17,9 +19,7 @@ def failed_request_lines(aggregates: Mapping[str, Any]) -> list[str]:
                 where += f" at {entry['at']}"
             if entry.get("condition"):
                 where += f" ({entry['condition']})"
-            what = (f"compaction {entry['compaction']}'s summarizer" if entry.get("compaction") is not None
-                    else f"the {entry.get('request')}")
-            lines.append(f"{where}: {what} request failed, not graded: {entry.get('error')}")
+            lines.append(f"{where}: {RequestFailure.from_json(entry).describe()} (not graded)")
     return lines
 
 
