@@ -82,13 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         cases = [c for c in discover(args.cases_dir) if c.pool == args.pool]
+        if not cases:
+            raise HarnessError(f"no case of pool {args.pool!r} under {args.cases_dir}")
+        totals = measure(cases)  # reads each case's session: a malformed one is named here
     except HarnessError as error:
         print(error, file=sys.stderr)
         return 2
-    if not cases:
-        print(f"no case of pool {args.pool!r} under {args.cases_dir}", file=sys.stderr)
-        return 2
-    totals = measure(cases)
     if args.json:
         print(json.dumps(totals))
         return 0
