@@ -2,7 +2,9 @@
 
 A retrieval answerer: the context is cut into units (context.py), each unit is scored against the question
 (scoring.py), and the best unit is the answer, clipped to what the question asks for (the value alone when the
-question asks for a number). It commits to one answer: a list of candidates would pass a grader by hedging.
+question asks for a number). A few close runners-up may join it (the second fact of a two-part answer), at most
+MAX_EXTRA_UNITS, none restating another, within MAX_ANSWER_CHARS: a short answer, never a list of every
+candidate, which would pass a grader by hedging (a value question gets no runners-up at all).
 """
 
 from __future__ import annotations
