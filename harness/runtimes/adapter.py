@@ -177,7 +177,7 @@ class _Table:
 
     def argv(self, key: str, required: bool = True) -> tuple[str, ...]:
         value = self.data.get(key)
-        if value is None and not required:
+        if (value is None or value == []) and not required:
             return ()
         if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
             raise self._fail(key, "required (a non-empty list of strings)")

@@ -34,9 +34,16 @@ class RuntimeProcess:
         self._stderr = threading.Thread(target=self._drain, args=(self.proc.stderr,), daemon=True)
         self._stderr.start()
 
-    def _drain(self, stream: IO[str]) -> None:
-        for line in stream:
-            self.stderr_tail.append(line.rstrip("\n"))
+    def _drain(self, stream: IO[str], into: list[str] | None = None) -> None:
+        """Read a pipe to its end: into `into`, or the stderr tail. A pipe closed by end() just stops it."""
+        try:
+            for line in stream:
+                if into is None:
+                    self.stderr_tail.append(line.rstrip("\n"))
+                else:
+                    into.append(line)
+        except (ValueError, OSError):
+            return
 
     @property
     def stdin(self) -> IO[str]:
@@ -49,20 +56,28 @@ class RuntimeProcess:
         return self.proc.stdout
 
     def failure(self, message: str) -> RuntimeFailed:
+        if self.proc.poll() is not None:  # let the reader take what the process wrote before it ended
+            self._stderr.join(timeout=2)
         return RuntimeFailed(message, tuple(self.stderr_tail))
 
     def wait(self, timeout_s: float) -> tuple[int, str]:
-        """Exit code and stdout of a process that is only waited for; the group is ended on timeout."""
+        """Exit code and stdout of a process that is only waited for; the group is ended on timeout.
+        (Not `communicate`: it would read stderr too, away from the tail kept for the failure.)"""
+        out: list[str] = []
+        reader = threading.Thread(target=self._drain, args=(self.stdout, out), daemon=True)
+        reader.start()
+        self.stdin.close()
         try:
-            out, _ = self.proc.communicate(timeout=timeout_s)
+            self.proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             self.end()
             raise self.failure(f"{self.argv[0]} did not finish within {timeout_s:g} s") from None
         except BaseException:
             self.end()
             raise
+        reader.join(timeout=5)
         self._stderr.join(timeout=5)
-        return self.proc.returncode, out or ""
+        return self.proc.returncode, "".join(out)
 
     def end(self) -> None:
         """SIGTERM to the group, then SIGKILL after a grace period; safe to call twice."""
