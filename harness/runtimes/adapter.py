@@ -19,18 +19,7 @@ from harness.errors import InputError
 ADAPTERS = Path(__file__).parent / "adapters"
 WIRES = ("openai-chat", "responses", "anthropic", "gemini")
 MODES = ("rpc", "exec")
-SIGNATURE_KEYS = ("system_starts", "user_starts", "header", "header_contains")
-
-
-@dataclass(frozen=True)
-class Signature:
-    """A request matches when every given field matches: a system prompt or last user message opening, or a
-    header (present, and holding `header_contains` when given)."""
-
-    system_starts: str | None = None
-    user_starts: str | None = None
-    header: str | None = None
-    header_contains: str | None = None
+SIGNATURE_KINDS = ("compaction", "side", "resume")
 
 
 @dataclass(frozen=True)
@@ -51,8 +40,8 @@ class RuntimeAdapter:
     compaction_off: str
     shell_tools: tuple[str, ...]
     read_tools: tuple[str, ...]
-    compaction_signatures: tuple[Signature, ...]
-    side_signatures: tuple[Signature, ...] = ()
+    # {kind: {system|user|headers: [...]}}, read by harness/scripted/signatures.py
+    signatures: dict[str, Any] = field(default_factory=dict)
     source: str = field(default="", compare=False)
 
     @property
@@ -113,26 +102,21 @@ def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
         env=table.strings("env"), files=table.strings("files"),
         compaction_on=compaction.text("on", allow_empty=True), compaction_off=compaction.text("off", allow_empty=True),
         shell_tools=tools.argv("shell"), read_tools=tools.argv("read", required=False),
-        compaction_signatures=_signatures(table, "compaction", required=True),
-        side_signatures=_signatures(table, "side", required=False), source=where)
+        signatures=_signatures(table), source=where)
 
 
-def _signatures(table: _Table, kind: str, required: bool) -> tuple[Signature, ...]:
-    entries = (table.data.get("signatures") or {}).get(kind) or []
-    field_name = f"signatures.{kind}"
-    if required and not entries:
-        raise InputError(table.where, None, field_name, "at least one signature is required (how the driver "
-                                                        "tells this runtime's summarization request apart)")
-    out = []
-    for i, entry in enumerate(entries):
-        if not isinstance(entry, dict) or not entry or set(entry) - set(SIGNATURE_KEYS) \
-                or not all(isinstance(v, str) and v for v in entry.values()):
-            raise InputError(table.where, None, f"{field_name}[{i}]",
-                             f"a table of non-empty strings with keys among {', '.join(SIGNATURE_KEYS)}")
-        if "header_contains" in entry and "header" not in entry:
-            raise InputError(table.where, None, f"{field_name}[{i}]", "header_contains needs header")
-        out.append(Signature(**entry))
-    return tuple(out)
+def _signatures(table: _Table) -> dict[str, Any]:
+    """The [signatures] table: kinds among SIGNATURE_KINDS; a compaction signature is required (without one
+    no summarization request could be told from a turn). Its patterns are checked where they are read."""
+    data = table.sub("signatures").data
+    unknown = set(data) - set(SIGNATURE_KINDS)
+    if unknown:
+        raise InputError(table.where, None, "signatures", f"unknown kind(s) {', '.join(sorted(unknown))} "
+                                                          f"(one of {', '.join(SIGNATURE_KINDS)})")
+    if not isinstance(data.get("compaction"), dict) or not data["compaction"]:
+        raise InputError(table.where, None, "signatures.compaction",
+                         "required: how this runtime's summarization request is told apart (system, user or headers)")
+    return data
 
 
 @dataclass

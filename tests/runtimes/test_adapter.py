@@ -17,7 +17,7 @@ SHIPPED = ("pi", "codex", "opencode")
 @pytest.mark.parametrize("name", SHIPPED)
 def test_shipped_adapters_load_with_their_pin_and_lockfile(name):
     adapter = A.load(name)
-    assert adapter.name == name and adapter.compaction_signatures
+    assert adapter.name == name and adapter.signatures["compaction"]
     lock = Path(A.__file__).parent / "npm" / name / "package-lock.json"
     assert adapter.version in lock.read_text()  # the lockfile pins the adapter's version
 
@@ -46,7 +46,7 @@ def _minimal() -> str:
 def test_own_adapter_from_a_path(tmp_path):
     path = _write(tmp_path, _minimal().replace('name = "opencode"', 'name = "mine"'))
     adapter = A.load(str(path))
-    assert adapter.name == "mine" and adapter.mode == "exec" and adapter.side_signatures
+    assert adapter.name == "mine" and adapter.mode == "exec" and adapter.signatures["side"]
 
 
 @pytest.mark.parametrize("old,new,field", [
@@ -54,7 +54,7 @@ def test_own_adapter_from_a_path(tmp_path):
     ('mode = "exec"', 'mode = "telepathy"', "session.mode"),
     ('turn_timeout_s = 600', 'turn_timeout_s = -1', "session.turn_timeout_s"),
     ('shell = ["bash"]', 'shell = "bash"', "tools.shell"),
-    ('system_starts = "You are a context summarization agent"', 'sytem_starts = "x"', "signatures.compaction[0]"),
+    ('compaction.system = ["You are a context summarization agent"]', 'compacton.system = ["x"]', "signatures"),
 ])
 def test_malformed_fields_are_named(tmp_path, old, new, field):
     text = _minimal()
