@@ -19,7 +19,7 @@ from pathlib import Path
 from harness.errors import HarnessError
 from harness.models.base import ModelClient, ModelRequest
 from harness.models.emulator.faults import EmulatorError
-from harness.scripted._reply_scratch import Exchange, Reply
+from harness.models.emulator.reply import Exchange, Reply
 from harness.scripted.alignment import drift
 from harness.scripted.log import RequestLog
 from harness.scripted.mapping import NoToolForCall, mapped_call
