@@ -18,6 +18,7 @@ from harness.models.emulator.cache import AnthropicBreakpointCache, Clock, OpenA
 from harness.models.emulator.faults import STATUS_FAULTS, EmulatorError, EmulatorTimeout, Fault, fault_error
 from harness.models.emulator import compaction, responses
 from harness.models.emulator.limits import RateLimits, window_error
+from harness.models.emulator.reply import Exchange, Reply, Responder, exchange
 from harness.models.emulator.streaming import anthropic_stream, openai_stream
 from harness.models.emulator.wire import (anthropic_blocks, anthropic_message, error_response, openai_completion,
                                           openai_prompt_tokens, request_from_anthropic, request_from_openai,
@@ -38,6 +39,7 @@ class Emulator:
     faults: deque[Fault] = field(default_factory=deque)
     limits: RateLimits | None = None  # requests/tokens per minute: 429s and rate-limit headers (limits.py)
     windows: dict[str, int] | None = None  # model -> window, over the price table's; a request past it is a 400
+    responder: Responder | None = None  # who answers model requests (reply.py); None: the builtin, text only
 
     def __post_init__(self) -> None:
         self.openai_cache = OpenAIPrefixCache(self.clock, self.openai_min_cache_tokens)
@@ -70,7 +72,9 @@ class Emulator:
             self._admit(len(body) // 4)
             serial = self._received(payload)
             kind = fault.kind if fault else None
-            reply = getattr(self, f"_{route}")(payload, serial, kind)
+            seen = exchange("responses" if route == "compact" else route, path, payload, headers,
+                            bool(payload.get("stream")))
+            reply = getattr(self, f"_{route}")(payload, serial, kind, seen)
             if kind == "malformed":
                 return 200, {"content-type": JSON}, b'{"id": "broken", "choices": [ {'
             status, answer_headers, data = self._answer(route, payload, reply)
@@ -118,7 +122,7 @@ class Emulator:
             self._counter += 1
             return self._counter
 
-    def _openai(self, payload: dict, serial: int, fault: str | None) -> dict:
+    def _openai(self, payload: dict, serial: int, fault: str | None, seen: Exchange) -> dict:
         model = require(payload, "model", str)
         require(payload, "messages", list, nonempty=True)
         limit = payload.get("max_completion_tokens") or payload.get("max_tokens") or 4096
@@ -126,10 +130,11 @@ class Emulator:
         prompt_tokens = openai_prompt_tokens(payload)
         self._check_window(model, len(prompt_tokens), int(limit), anthropic=False)
         cached = self.openai_cache.lookup_and_store(model, prompt_tokens)
-        text, finish = self._reply(request, fault == "truncate")
-        return openai_completion(serial, int(self.clock()), model, text, finish, len(prompt_tokens), cached)
+        reply = self._reply(request, seen, fault == "truncate")
+        return openai_completion(serial, int(self.clock()), model, reply.text, reply.finish, len(prompt_tokens),
+                                 cached)
 
-    def _anthropic(self, payload: dict, serial: int, fault: str | None) -> dict:
+    def _anthropic(self, payload: dict, serial: int, fault: str | None, seen: Exchange) -> dict:
         model = require(payload, "model", str)
         limit = require(payload, "max_tokens", int)
         require(payload, "messages", list, nonempty=True)
@@ -142,26 +147,28 @@ class Emulator:
         result = self.anthropic_cache.process(model, blocks)
         if payload.get("compaction") is not None:
             ask = compaction.summary_request(request, payload["compaction"].get("instructions"))
-            text, _ = self._reply(ask, False)
+            text = _limited(self._builtin(ask), ask.max_output_tokens, False).text
             return compaction.compaction_message(serial, model, text, result, fault == "drop_compaction")
-        text, finish = self._reply(request, fault == "truncate")
-        return anthropic_message(serial, model, text, finish, result)
+        reply = self._reply(request, seen, fault == "truncate")
+        return anthropic_message(serial, model, reply.text, reply.finish, result)
 
-    def _responses(self, payload: dict, serial: int, fault: str | None) -> dict:
+    def _responses(self, payload: dict, serial: int, fault: str | None, seen: Exchange) -> dict:
         model = require(payload, "model", str)
         request = responses.request_from_responses(payload, int(payload.get("max_output_tokens") or 4096))
         tokens = responses.prompt_tokens(request)
         cached = self.openai_cache.lookup_and_store(model, tokens)
-        text, finish = self._reply(request, fault == "truncate")
-        return responses.response_body(serial, int(self.clock()), model, text, finish, len(tokens), cached)
+        reply = self._reply(request, seen, fault == "truncate")
+        return responses.response_body(serial, int(self.clock()), model, reply.text, reply.finish, len(tokens),
+                                       cached)
 
-    def _compact(self, payload: dict, serial: int, fault: str | None) -> dict:
+    def _compact(self, payload: dict, serial: int, fault: str | None, seen: Exchange) -> dict:
         """POST /responses/compact: the builtin writes the compaction; only its sealed form leaves."""
         model = require(payload, "model", str)
         request = responses.request_from_responses(payload, compaction.DEFAULT_BUDGET)
         tokens = responses.prompt_tokens(request)
         cached = self.openai_cache.lookup_and_store(model, tokens)
-        text, _ = self._reply(compaction.summary_request(request, None), False)
+        ask = compaction.summary_request(request, None)
+        text = _limited(self._builtin(ask), ask.max_output_tokens, False).text
         items = responses.input_items(payload)
         body = responses.compacted_body(serial, int(self.clock()), items, compaction.seal(text), len(tokens), cached,
                                         _tokens.count(text))
@@ -169,14 +176,25 @@ class Emulator:
             body["output"] = [o for o in body["output"] if o["type"] != "compaction"]
         return body
 
-    def _reply(self, request: ModelRequest, truncate: bool) -> tuple[str, str]:
+    def _reply(self, request: ModelRequest, seen: Exchange, truncate: bool) -> Reply:
+        """The responder's answer (the builtin's when there is none), within the output limit."""
+        reply = self.responder(request, seen) if self.responder is not None else self._builtin(request)
+        return _limited(reply, request.max_output_tokens, truncate)
+
+    def _builtin(self, request: ModelRequest) -> Reply:
         text, finish = respond(request, self.contexts)
-        tokens = _tokens.encode(text)
-        if truncate:  # the truncation fault: stop halfway, as a model that ran out of output budget does
-            return _tokens.decode(tokens[: max(1, len(tokens) // 2)]), "length"
-        if len(tokens) > request.max_output_tokens:
-            return _tokens.decode(tokens[: request.max_output_tokens]), "length"
-        return text, finish
+        return Reply(text, (), finish)
+
+
+def _limited(reply: Reply, limit: int, truncate: bool) -> Reply:
+    """The truncation fault stops halfway, as a model that ran out of output budget does; a reply over the
+    request's max output is cut there. A cut reply makes none of its calls: it never finished writing them."""
+    tokens = _tokens.encode(reply.text)
+    if truncate:
+        return Reply(_tokens.decode(tokens[: max(1, len(tokens) // 2)]), (), "length")
+    if len(tokens) > limit:
+        return Reply(_tokens.decode(tokens[:limit]), (), "length")
+    return reply
 
 
 def _route(method: str, wire: str) -> str:
