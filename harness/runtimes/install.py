@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import HarnessError
@@ -86,3 +87,21 @@ def install(adapter: RuntimeAdapter) -> Path:
         tail = " | ".join(done.stderr.strip().splitlines()[-3:])
         raise HarnessError(f"npm ci for {adapter.pin} failed in {target}: {tail}")
     return executable(adapter)
+
+
+@dataclass(frozen=True)
+class Installed:
+    """A runtime ready to drive: its adapter, its binary and the version it reported."""
+
+    adapter: RuntimeAdapter
+    binary: Path
+    version: str
+
+
+def installed(name: str, allow_drift: bool = False) -> Installed:
+    """`--runtime NAME[@VERSION]` or an adapter path, found installed at its pin (one-line errors otherwise)."""
+    from harness.runtimes.adapter import load
+
+    adapter = load(name)
+    binary = executable(adapter)
+    return Installed(adapter, binary, check_version(adapter, binary, allow_drift))
