@@ -27,5 +27,5 @@ def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path 
         tail = " | ".join(done.stderr_tail[-5:])
         raise HarnessError(f"{installed.adapter.pin} on {case.id}: {done.failure or done.outcome.describe()}"
                            f"{f'; stderr: {tail}' if tail else ''}; request log: {log_dir}")
-    session = annotated(case.session, done.compactions)
-    return case.with_session(session), drive_json(done, case.session, case.context_window)
+    record = drive_json(done, case)  # of the case as recorded, before its compactions are replaced
+    return case.with_session(annotated(case.session, done.compactions)), record

@@ -10,6 +10,7 @@ from harness.models.base import ModelRequest
 from harness.runtimes.capture import RuntimeCompaction
 from harness.runtimes.checks import check, request_tokens
 from harness.runtimes.driver import Drive
+from harness.cases.schema import Case
 from harness.session import Session
 
 HEAD = 400  # characters of a prompt kept in run.json (the request log has it whole)
@@ -37,11 +38,42 @@ def compaction_json(found: RuntimeCompaction, session: Session, window: int) -> 
             "summary_chars": len(found.summary), **check(found, session, window)}
 
 
-def drive_json(drive: Drive, session: Session, window: int) -> dict[str, Any]:
+def sent_outputs(drive: Drive) -> dict[str, str]:
+    """Each tool output as the runtime first sent it back (its own cuts and wrappers included), by call id."""
+    sent: dict[str, str] = {}
+    for seen in drive.seen:
+        for message in seen.request.messages:
+            if message.role == "tool" and message.tool_call_id:
+                sent.setdefault(message.tool_call_id, message.content)
+    return sent
+
+
+def cuts(drive: Drive, case: Case) -> dict[str, Any]:
+    """What the runtime's own tool-output cuts lose before any compaction: outputs it did not pass on whole, and
+    the probes whose fact sits in such an output and in none of what it passed on (a substring check, no model)."""
+    sent = sent_outputs(drive)
+    messages = case.session.messages
+    cut = {i for i, m in enumerate(messages) if m.role == "tool" and m.tool_call_id in sent
+           and m.content.strip() not in sent[m.tool_call_id]}
+    lost = []
+    for probe in case.probes:
+        index = probe.planted_at
+        if index not in cut:
+            continue
+        recorded, passed = messages[index].content.lower(), sent[messages[index].tool_call_id].lower()
+        if any(any(a.lower() in recorded for a in item) and not any(a.lower() in passed for a in item)
+               for item in probe.all):
+            lost.append(probe.id)
+    return {"outputs_cut": len(cut), "probes_lost_to_cuts": lost}
+
+
+def drive_json(drive: Drive, case: Case) -> dict[str, Any]:
+    session, window = case.session, case.context_window
     kinds = {k: sum(1 for s in drive.seen if s.kind == k) for k in ("turn", "compaction", "side")}
     turns = max(1, len(drive.script.prompts))
     return {"runtime": drive.runtime, "version": drive.version, "seconds": round(drive.seconds, 2),
             "steps": drive.outcome.steps, "steps_used": drive.outcome.used, "requests": kinds,
             "compactions_per_turn": round(len(drive.compactions) / turns, 3),
             "failure": drive.failure, "stderr_tail": list(drive.stderr_tail),
+            **cuts(drive, case),
             "compactions": [compaction_json(c, session, window) for c in drive.compactions]}
