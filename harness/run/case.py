@@ -83,8 +83,9 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
         if plan.runtime is not None:  # the runtime compacts with its own trigger, prompt and tail; we replay it
             from harness.run.runtime import driven_case
 
+            sizes = plan.policy_config(case)
             case, runtime = driven_case(case, plan.runtime, clients.get(config.summarizer_spec), plan.runtime_logs,
-                                        config.runtime_compaction)
+                                        config.runtime_compaction, sizes.context_window, sizes.max_output_tokens)
         policy_config = plan.policy_config(case)
         policy = make_policy(config.policy, policy_config)
         if config.at_points:

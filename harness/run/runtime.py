@@ -17,15 +17,15 @@ from harness.runtimes.driver import drive
 from harness.runtimes.record import drive_json
 
 
-def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path | None,
-                compaction: bool) -> tuple[Case, dict[str, Any]]:
+def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path | None, compaction: bool,
+                window: int, max_output: int) -> tuple[Case, dict[str, Any]]:
     """(the case with the runtime's compactions as its session's, the drive as run.json keeps it)."""
     log_dir = (logs or Path(tempfile.mkdtemp(prefix="ch-runtime-logs-"))) / case.id
     done = drive(case, installed.adapter, installed.binary, installed.version, summarizer, log_dir,
-                 compaction=compaction)
+                 compaction=compaction, window=window, max_output=max_output)
     if not done.ok:
         tail = " | ".join(done.stderr_tail[-5:])
         raise HarnessError(f"{installed.adapter.pin} on {case.id}: {done.failure or done.outcome.describe()}"
                            f"{f'; stderr: {tail}' if tail else ''}; request log: {log_dir}")
-    record = drive_json(done, case)  # of the case as recorded, before its compactions are replaced
+    record = drive_json(done, case, window)  # of the case as recorded, before its compactions are replaced
     return case.with_session(annotated(case.session, done.compactions)), record

@@ -117,16 +117,18 @@ def _summary_index(messages: tuple[ChatMessage, ...], summaries: list[str]) -> i
 
 
 def _first_kept(tail: tuple[ChatMessage, ...], session: Session, position: int) -> int:
-    """The earliest case message (before `position`) that the runtime sent again after the summary."""
+    """Where the runtime's verbatim tail starts: its messages matched to the case's backwards from `position`,
+    in order (identical outputs recur, so each match must come before the last one); synthetic ones skipped."""
     earliest = position
-    for message in tail:
+    below = min(position, len(session.messages))
+    for message in reversed(tail):
         text = message.content.strip()
         if not text:
             continue
-        for index in range(min(position, len(session.messages)) - 1, -1, -1):
+        for index in range(below - 1, -1, -1):
             recorded = session.messages[index]
             if recorded.role == message.role and recorded.content.strip() and \
                     recorded.content.strip()[:200] in text:
-                earliest = min(earliest, index)
+                earliest, below = index, index
                 break
     return earliest

@@ -22,9 +22,9 @@ LOOP_MARGIN = 0.10  # of the window: what a post-compaction context must leave f
 
 
 def request_tokens(request: ModelRequest) -> int:
-    count = counter("true")
+    count = counter("o200k")
     texts = [request.system or ""] + [m.content for m in request.messages]
-    return sum(count(t) for t in texts)
+    return sum(count.count_text(t) for t in texts)
 
 
 def well_formed(request: ModelRequest) -> str | None:

@@ -54,7 +54,11 @@ def base_url(server: EmulatorServer, wire: str) -> str:
 
 
 def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summarizer: ModelClient,
-          log_dir: Path, *, compaction: bool = True) -> Drive:
+          log_dir: Path, *, compaction: bool = True, window: int | None = None,
+          max_output: int | None = None) -> Drive:
+    """`window` and `max_output` default to the case's (a run's --window/--set overrides them)."""
+    window = window or case.context_window
+    max_output = max_output or case.max_output_tokens
     script = script_from_session(case.session)
     signatures = signatures_from({adapter.name: adapter.signatures}, adapter.source)
     started = time.perf_counter()
@@ -64,12 +68,11 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
         workspace = write_workspace(script, Path(scratch) / "workspace", case.directory).resolve()
         model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log)
         observer = Observer(model)
-        emulator = Emulator(responder=observer, windows={MODEL_NAME: case.context_window})
+        emulator = Emulator(responder=observer, windows={MODEL_NAME: window})
         failure, tail = None, ()
         try:
             with EmulatorServer(0, emulator=emulator) as server:
-                settings = Settings(base_url(server, adapter.wire), MODEL_NAME, case.context_window,
-                                    case.max_output_tokens, compaction)
+                settings = Settings(base_url(server, adapter.wire), MODEL_NAME, window, max_output, compaction)
                 filled = values(adapter, binary, Path(scratch) / "home", workspace, settings)
                 failure, tail = _send_all(adapter, filled, workspace, script, model)
         finally:
@@ -89,9 +92,14 @@ def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Sc
     session = open_session(adapter, filled, workspace, env)
     try:
         for number, prompt in enumerate(script.prompts, start=1):
+            before = model.used
             session.send(prompt)
             if model.stopped:
                 return model.stopped, session.stderr_tail()
+            if model.used == before and before < len(script.steps):
+                said = session.last_error()
+                return (f"{adapter.name} answered prompt {number} without asking for step {before + 1}"
+                        f"{f': {said}' if said else ''}"), session.stderr_tail()
         return None, ()
     except RuntimeFailed as exc:
         if model.stopped:  # the runtime failed because the server refused a drifted request

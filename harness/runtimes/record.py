@@ -67,8 +67,8 @@ def cuts(drive: Drive, case: Case) -> dict[str, Any]:
     return {"outputs_cut": len(cut), "probes_lost_to_cuts": lost}
 
 
-def drive_json(drive: Drive, case: Case) -> dict[str, Any]:
-    session, window = case.session, case.context_window
+def drive_json(drive: Drive, case: Case, window: int) -> dict[str, Any]:
+    session = case.session
     kinds = {k: sum(1 for s in drive.seen if s.kind == k) for k in ("turn", "compaction", "side")}
     turns = max(1, len(drive.script.prompts))
     return {"runtime": drive.runtime, "version": drive.version, "seconds": round(drive.seconds, 2),

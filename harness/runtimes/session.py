@@ -39,6 +39,10 @@ class ExecSession:
     def stderr_tail(self) -> tuple[str, ...]:
         return tuple(self.current.stderr_tail) if self.current else ()
 
+    def last_error(self) -> str | None:
+        tail = self.stderr_tail()
+        return tail[-1] if tail else None
+
     def close(self) -> None:
         if self.current is not None:
             self.current.end()
@@ -54,6 +58,7 @@ class RpcSession:
         self._reader.start()
         self._ids = 0
         self.compactions: list[dict[str, Any]] = []  # compaction_end events, as the runtime reported them
+        self.errors: list[str] = []  # what the runtime said went wrong: failed runs and compactions
 
     def _read(self) -> None:
         for line in self.process.stdout:
@@ -85,9 +90,20 @@ class RpcSession:
         if event is None:
             raise self.process.failure(f"{self.adapter.name} exited while waiting for {waiting_for} "
                                        f"(exit {self.process.proc.poll()})")
-        if event.get("type") == "compaction_end":
-            self.compactions.append(event)
+        self._note(event)
         return event
+
+    def _note(self, event: dict[str, Any]) -> None:
+        """Keep compactions and the errors pi reports in events (a failed run still ends with agent_end)."""
+        kind = event.get("type")
+        if kind == "compaction_end":
+            self.compactions.append(event)
+            if event.get("errorMessage"):
+                self.errors.append(f"compaction failed: {event['errorMessage']}")
+        elif kind == "agent_end":
+            for message in event.get("messages") or ():
+                if isinstance(message, dict) and message.get("stopReason") == "error":
+                    self.errors.append(str(message.get("errorMessage") or "a run ended in error"))
 
     def _response(self, ident: str, deadline: float, command: str) -> dict[str, Any]:
         while True:
@@ -131,14 +147,17 @@ class RpcSession:
             if kind in ("compaction_start", "agent_start"):
                 busy = True
             elif kind == "compaction_end":
-                self.compactions.append(event)
                 busy = bool(event.get("willRetry"))
             elif kind == "agent_end":
                 busy = False
+            self._note(event)
         return busy
 
     def stderr_tail(self) -> tuple[str, ...]:
         return tuple(self.process.stderr_tail)
+
+    def last_error(self) -> str | None:
+        return self.errors[-1] if self.errors else None
 
     def close(self) -> None:
         self.process.end()
