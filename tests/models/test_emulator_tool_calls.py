@@ -173,3 +173,13 @@ def test_streamed_responses_over_serve_on_loopback(loopback: None) -> None:
             {"type": "function_call_output", "call_id": call.call_id, "output": OUTPUT}])
     assert call.name == "bash" and json.loads(call.arguments) == {"command": COMMAND}
     assert answer.output_text == f"The file says: {OUTPUT} (answer to call_1)"
+
+
+def test_a_cut_streamed_response_ends_incomplete() -> None:
+    emulator = Emulator(responder=CallThenText(preamble="word " * 50))
+    client, _ = sdks(emulator)
+    events = list(client.responses.create(model="gpt-5", tools=RESPONSES_TOOLS, input=PROMPT, stream=True,
+                                          max_output_tokens=5))
+    last = events[-1]
+    assert last.type == "response.incomplete" and last.response.incomplete_details.reason == "max_output_tokens"
+    assert [o.type for o in last.response.output] == ["message"]  # the unfinished call is not sent

@@ -106,3 +106,13 @@ def test_serve_takes_windows_and_refuses_a_bad_one(capsys) -> None:
         main(["serve", "--window", "stub-model=lots"])
     assert exit_.value.code == 2
     assert "expected N or MODEL=N with N a positive token count, not 'stub-model=lots'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("wire, limit_field", [(chat, "max_completion_tokens"), (responses, "max_output_tokens")])
+def test_only_a_requested_output_limit_counts_against_the_window(wire, limit_field) -> None:
+    """Codex sends no max_output_tokens and compacts at 90% of its window: the prompt alone must fit then."""
+    path, payload = wire(OUTPUT)
+    window = prompt_tokens(send(Emulator(), path, payload).json()) + 10
+    assert send(Emulator(windows={"m": window}), path, payload).status_code == 200
+    refused = send(Emulator(windows={"m": window}), path, {**payload, limit_field: 4096})
+    assert refused.status_code == 400 and refused.json()["error"]["code"] == "context_length_exceeded"

@@ -102,6 +102,7 @@ class Emulator:
         return self.limits.headers(anthropic) if self.limits is not None else {}
 
     def _check_window(self, model: str, prompt_tokens: int, max_output: int, wire: str) -> None:
+        """`max_output` is what the request reserves: 0 when it sets no limit (the prompt alone must fit)."""
         windows = self.windows or {}
         error = window_error(model, prompt_tokens, max_output, wire, windows.get(model, windows.get("*")))
         if error is not None:
@@ -139,10 +140,10 @@ class Emulator:
     def _openai(self, payload: dict, serial: int, fault: str | None, seen: Exchange) -> dict:
         model = require(payload, "model", str)
         require(payload, "messages", list, nonempty=True)
-        limit = payload.get("max_completion_tokens") or payload.get("max_tokens") or 4096
-        request = request_from_openai(payload, int(limit))
+        asked = payload.get("max_completion_tokens") or payload.get("max_tokens")
+        request = request_from_openai(payload, int(asked or 4096))
         prompt_tokens = openai_prompt_tokens(payload)
-        self._check_window(model, len(prompt_tokens), int(limit), "openai")
+        self._check_window(model, len(prompt_tokens), int(asked or 0), "openai")
         cached = self.openai_cache.lookup_and_store(model, prompt_tokens)
         reply = self._reply(request, seen, fault == "truncate")
         return openai_completion(serial, int(self.clock()), model, reply, len(prompt_tokens), cached)
@@ -167,9 +168,10 @@ class Emulator:
 
     def _responses(self, payload: dict, serial: int, fault: str | None, seen: Exchange) -> dict:
         model = require(payload, "model", str)
-        request = responses.request_from_responses(payload, int(payload.get("max_output_tokens") or 4096))
+        asked = payload.get("max_output_tokens")
+        request = responses.request_from_responses(payload, int(asked or 4096))
         tokens = content_tokens(request)
-        self._check_window(model, len(tokens), request.max_output_tokens, "responses")
+        self._check_window(model, len(tokens), int(asked or 0), "responses")
         cached = self.openai_cache.lookup_and_store(model, tokens)
         reply = self._reply(request, seen, fault == "truncate")
         return responses.response_body(serial, int(self.clock()), model, reply, len(tokens), cached)

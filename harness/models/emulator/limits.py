@@ -14,8 +14,9 @@ Window errors (400 invalid_request_error), worded as the APIs word them:
   as a stream `error` event after the stream opened; the emulator answers 400 before streaming);
 - Gemini: 400 `INVALID_ARGUMENT`, "The input token count (N) exceeds the maximum number of tokens allowed (M)."
   (input alone: Gemini's output limit is separate).
-The window of a model comes from `Emulator.windows` (model -> window, "*" for any model), else the price table
-(pricing.toml); a model with neither is not checked.
+The output counted is what the request reserves (none when it sets no limit). The window of a model comes
+from `Emulator.windows` (model -> window, "*" for any model), else the price table (pricing.toml); a model
+with neither is not checked.
 """
 
 from __future__ import annotations
