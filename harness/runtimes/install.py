@@ -81,12 +81,20 @@ def install(adapter: RuntimeAdapter) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     for name in ("package.json", "package-lock.json"):
         shutil.copyfile(lock / name, target / name)
-    done = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=target,
-                          capture_output=True, text=True)
+    done = _npm(target, "ci")
+    if done.returncode != 0 and "EUSAGE" in done.stderr:
+        # npm ci refuses a lock without every platform's optional package (opencode ships one per platform);
+        # install from the same lock then, versions still pinned by it and by package.json
+        done = _npm(target, "install", "--no-save")
     if done.returncode != 0:
         tail = " | ".join(done.stderr.strip().splitlines()[-3:])
         raise HarnessError(f"npm ci for {adapter.pin} failed in {target}: {tail}")
     return executable(adapter)
+
+
+def _npm(target: Path, *command: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["npm", *command, "--no-audit", "--no-fund", "--loglevel=error"], cwd=target,
+                          capture_output=True, text=True)
 
 
 @dataclass(frozen=True)
