@@ -68,9 +68,15 @@ def check_version(adapter: RuntimeAdapter, binary: Path, allow_drift: bool) -> s
 
 
 def install(adapter: RuntimeAdapter) -> Path:
-    """`npm ci` of the pinned lockfile into the cache; returns the binary. Idempotent."""
+    """`npm ci` of the pinned lockfile into the cache; returns the binary. Already there at its pin: nothing."""
     if not adapter.npm:
         return executable(adapter)
+    try:
+        binary = executable(adapter)
+        if installed_version(adapter, binary) == adapter.version:
+            return binary
+    except HarnessError:
+        pass
     lock = LOCKFILES / adapter.name
     if not (lock / "package-lock.json").is_file():
         raise HarnessError(f"runtime {adapter.name}: no lockfile in {lock} (an adapter of your own with [install] "
