@@ -31,10 +31,12 @@ class ExecSession:
         template = self.adapter.first if self.sent == 0 else self.adapter.next
         argv = [fill(part, {**self.values, "prompt": prompt}, f"{self.adapter.source}: session") for part in template]
         self.current = RuntimeProcess(argv, self.cwd, self.env)
-        code, _ = self.current.wait(self.adapter.turn_timeout_s)
+        code, out = self.current.wait(self.adapter.turn_timeout_s)
         self.sent += 1
-        if code != 0:
-            raise self.current.failure(f"{self.adapter.name} exited {code} on prompt {self.sent}")
+        if code != 0:  # some runtimes (opencode --format json) say why on stdout, not stderr
+            said = " | ".join(line.strip()[:300] for line in out.strip().splitlines()[-3:])
+            raise self.current.failure(f"{self.adapter.name} exited {code} on prompt {self.sent}"
+                                       f"{f': {said}' if said else ''}")
 
     def stderr_tail(self) -> tuple[str, ...]:
         return tuple(self.current.stderr_tail) if self.current else ()
