@@ -23,11 +23,12 @@ from harness.models.builtin.keys import fact_key, value_key
 from harness.models.builtin.outputs import untagged
 from harness.models.builtin.noise import strip_noise, user_words
 from harness.models.builtin.reports import is_protocol_error, is_rejection, is_subagent, report_text
-from harness.models.builtin.sections import category_of, previous_summary, requested_sections
+from harness.models.builtin.sections import as_xml, category_of, previous_summary, summary_format
 from harness.models.builtin.steps import (MIN_RUNS, command_key, command_of, error_line, first_line,
                                           recurring_command, step_of)
 from harness.models.builtin.tasks import TaskList, is_task_tool
 from harness.models.builtin.turns import document_title, is_pasted_document, is_shell_command
+from harness.models.builtin.transcript import unpack
 from harness.models.builtin.text import (DECISION_CUES, HEADING, clip, count_cached, last_user, sentences,
                                          tool_action)
 
@@ -371,11 +372,16 @@ class _SummaryBuilder:
 def summarize(request: ModelRequest) -> tuple[str, str]:
     """(summary text, finish reason) for a summary request."""
     instruction = last_user(request)
-    sections = requested_sections(instruction.content if instruction else "")
     history = request.messages
+    asked = instruction.content if instruction else ""
     if instruction is not None:
         cut = max(i for i, m in enumerate(history) if m is instruction)
         history = history[:cut]
+        serialised = unpack(instruction)  # pi and opencode send the history inside the instruction
+        if serialised is not None:
+            history, asked = history + serialised[0], serialised[1]
+    wanted = summary_format(asked, request.system or "")
+    sections = wanted.sections
     builder = _SummaryBuilder(sections)
     previous = previous_summary(history, sections)
     if previous is not None:
@@ -383,5 +389,9 @@ def summarize(request: ModelRequest) -> tuple[str, str]:
         history = history[:previous] + history[previous + 1:]
     builder.read_messages(history)
     builder.finish()
+    if wanted.xml_root is not None:  # built under headings, then put into the tags asked for
+        budget = request.max_output_tokens - _tokens.count(as_xml("\n".join(f"## {t}" for _, t in sections), "x"))
+        text, cut_short = builder.render(max(budget, 1))
+        return as_xml(fill(text, history, max(budget, 1)), wanted.xml_root), "length" if cut_short else "stop"
     text, cut_short = builder.render(request.max_output_tokens)
     return (text, "length") if cut_short else (fill(text, history, request.max_output_tokens), "stop")
