@@ -25,9 +25,12 @@ def run_agent(prompts: tuple[str, ...], send: Send, workspace: Path, *, max_roun
         messages.append({"role": "user", "content": prompt})
         for _ in range(max_rounds):
             text, calls = send(messages, (BASH,))
-            messages.append({"role": "assistant", "content": text, "tool_calls": [
-                {"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-                for i, n, a in calls]})
+            message: dict = {"role": "assistant", "content": text}
+            if calls:  # an empty list is a 400 on the real API
+                message["tool_calls"] = [{"id": i, "type": "function", "function": {"name": n, "arguments":
+                                                                                    json.dumps(a)}}
+                                         for i, n, a in calls]
+            messages.append(message)
             if not calls:
                 break
             for call_id, name, arguments in calls:
