@@ -1,5 +1,6 @@
-"""`compaction-harness serve`: the emulator, OpenAI and Anthropic wire formats backed by the builtin model; with
-`--script CASE_DIR`, the scripted model replaying that case to a real agent runtime (docs/scripted-model.md)."""
+"""`compaction-harness serve`: the emulator (Chat Completions, Responses, Messages and Gemini wire formats)
+backed by the builtin model; with `--script CASE_DIR`, the scripted model replaying that case to a real agent
+runtime (docs/scripted-model.md)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,15 @@ from harness.errors import HarnessError
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("serve", help="serve OpenAI and Anthropic wire formats backed by the builtin "
-                                               "model, with prompt-cache simulation (the emulator); with --script, "
-                                               "replay a recorded case to a real agent runtime")
+    parser = commands.add_parser("serve", help="serve OpenAI, Anthropic and Gemini wire formats backed by the "
+                                               "builtin model, with prompt-cache simulation (the emulator); with "
+                                               "--script, replay a recorded case to a real agent runtime")
     parser.add_argument("--port", type=options.port_number, default=8765,
                         help="port to listen on (default: %(default)s; 0 = any)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s, loopback)")
+    parser.add_argument("--window", action="append", type=window_setting, default=[], metavar="[MODEL=]N",
+                        help="context window in tokens enforced with the provider's own error, for MODEL or for "
+                             "every model (repeatable; default: the price table's window, none for other models)")
     scripted = parser.add_argument_group("scripted model (replay a case to a runtime)")
     scripted.add_argument("--script", action="append", metavar="CASE_DIR",
                           help="a case to replay (repeatable: several cases are told apart by the request's model "
@@ -35,6 +39,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=command)
 
 
+def window_setting(text: str) -> tuple[str, int]:
+    """`N` (every model) or `MODEL=N`, as (model or "*", N)."""
+    model, sep, size = text.rpartition("=")
+    if not size.isdigit() or int(size) <= 0 or (sep and not model):
+        raise argparse.ArgumentTypeError(f"expected N or MODEL=N with N a positive token count, not {text!r}")
+    return model or "*", int(size)
+
+
 def command(args: argparse.Namespace) -> int:
     if args.script:
         return _scripted(args)
@@ -43,10 +55,10 @@ def command(args: argparse.Namespace) -> int:
     from harness.models.emulator import serve
     from harness.render.console import stderr
 
-    stderr().print(f"emulator on http://{args.host}:{args.port} (OpenAI base_url .../v1, Anthropic base_url as is); "
-                   "Ctrl-C stops it")
+    stderr().print(f"emulator on http://{args.host}:{args.port} (OpenAI base_url .../v1, Anthropic and Gemini "
+                   "base_url as is); Ctrl-C stops it")
     try:
-        serve(args.port, args.host)
+        serve(args.port, args.host, dict(args.window) or None)
     except OSError as exc:
         raise HarnessError(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}") from None
     return 0
@@ -67,10 +79,11 @@ def _scripted(args: argparse.Namespace) -> int:
         for case_id, replay in replays.replays.items():
             stderr().print(f"{case_id}: {len(replay.script.steps)} steps, {len(replay.script.prompts)} prompts; "
                            f"workspace {replay.workspace}")
-        stderr().print(f"scripted model on {url} (OpenAI base_url {url}/v1); Ctrl-C stops it and reports")
+        stderr().print(f"scripted model on {url} (OpenAI base_url {url}/v1, Anthropic and Gemini {url}); Ctrl-C "
+                       "stops it and reports")
 
     try:
-        outcomes = serve_replays(replays, args.port, args.host, ready)
+        outcomes = serve_replays(replays, args.port, args.host, ready, dict(args.window) or None)
     except OSError as exc:
         raise HarnessError(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}") from None
     finally:

@@ -8,7 +8,7 @@ import pytest
 from harness.models.builtin import BuiltinClient
 from harness.models.emulator.reply import exchange
 from harness.models.emulator.responses import request_from_responses
-from harness.models.emulator.wire import request_from_openai
+from harness.models.emulator.chat import request_from_openai
 from harness.scripted import ScriptedModel, load_signatures, script_from_session
 from harness.session import Message, Session, ToolCall
 

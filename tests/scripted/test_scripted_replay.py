@@ -13,7 +13,7 @@ from harness.models.base import ChatMessage, ModelRequest, ToolCallSpec
 from harness.models.builtin import BuiltinClient
 from harness.models.emulator.faults import EmulatorError
 from harness.models.emulator.reply import exchange
-from harness.models.emulator.wire import request_from_openai
+from harness.models.emulator.chat import request_from_openai
 from harness.scripted import (RequestLog, ScriptedModel, load_signatures, open_replay, script_from_session,
                               write_workspace)
 from harness.session import Message, Session, ToolCall

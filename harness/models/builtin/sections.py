@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from harness.models import _tokens
 from harness.models.base import ChatMessage
 from harness.models.builtin.text import HEADING
 
@@ -35,6 +36,17 @@ _LIST_LEAD = re.compile(r":\s*$")
 class SummaryFormat:
     sections: list[tuple[str, str]]  # (heading prefix, title) pairs, in order
     xml_root: str | None = None  # the skeleton's root tag when the request asked for XML
+
+    def budget(self, max_tokens: int) -> int:
+        """The tokens the sections' content may use: an XML answer's tags take their share."""
+        if self.xml_root is None:
+            return max_tokens
+        tags = as_xml("\n".join(f"## {title}" for _, title in self.sections), self.xml_root)
+        return max(max_tokens - _tokens.count(tags), 1)
+
+    def shaped(self, summary: str) -> str:
+        """The finished summary in the form asked for."""
+        return summary if self.xml_root is None else as_xml(summary, self.xml_root)
 
 
 def summary_format(instruction: str, system: str = "") -> SummaryFormat:

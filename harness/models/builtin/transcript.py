@@ -8,12 +8,26 @@ from __future__ import annotations
 import json
 import re
 
-from harness.models.base import ChatMessage, ToolCallSpec
+from harness.models.base import ChatMessage, ModelRequest, ToolCallSpec
+from harness.models.builtin.text import last_user
 
 _BLOCK = re.compile(r"<(conversation|previous-summary)>\n?(.*?)\n?</\1>", re.S)
 _SPEAKER = re.compile(r"^\[(User|Assistant|Assistant thinking|Assistant tool calls?|Tool result)\]:[ \t]?", re.M)
 _CALL = re.compile(r"^\s*([\w.-]+)\((.*)\)\s*$", re.S)
 _KEYWORD = re.compile(r"(\w+)=(\"(?:[^\"\\\\]|\\\\.)*\"|[^,]+)")
+
+
+def split_request(request: ModelRequest) -> tuple[tuple[ChatMessage, ...], str]:
+    """(the history to summarise, the instruction's text): the messages before the last user message, which
+    is the instruction, plus any conversation serialised inside it."""
+    instruction = last_user(request)
+    if instruction is None:
+        return request.messages, ""
+    cut = max(i for i, m in enumerate(request.messages) if m is instruction)
+    serialised = unpack(instruction)
+    if serialised is None:
+        return request.messages[:cut], instruction.content
+    return request.messages[:cut] + serialised[0], serialised[1]
 
 
 def unpack(instruction: ChatMessage) -> tuple[tuple[ChatMessage, ...], str] | None:

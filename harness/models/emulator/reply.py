@@ -10,9 +10,11 @@ Provider compaction endpoints (`/responses/compact`, Anthropic's explicit compac
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from harness.models import _tokens
 from harness.models.base import ModelRequest, ToolCallSpec
 
 WIRES = ("openai", "responses", "anthropic", "gemini")  # "openai" is Chat Completions
@@ -31,6 +33,23 @@ class Reply:
     def __post_init__(self) -> None:
         if self.finish not in FINISHES:
             raise ValueError(f"Reply.finish: {self.finish!r} is not one of {', '.join(FINISHES)}")
+
+    @property
+    def stop(self) -> str:
+        """The stop reason a wire reports: a cut reply is "length"; one with calls is "tool_calls"."""
+        if self.finish == "length":
+            return "length"
+        return "tool_calls" if self.tool_calls else "stop"
+
+    @property
+    def output_tokens(self) -> int:
+        """Text and calls (name and JSON arguments), as a provider bills the model's output."""
+        return _tokens.count(self.text) + sum(_tokens.count(c.name + arguments(c)) for c in self.tool_calls)
+
+
+def arguments(call: ToolCallSpec) -> str:
+    """A call's arguments as the JSON string the OpenAI wires carry."""
+    return json.dumps(call.arguments, ensure_ascii=False)
 
 
 @dataclass(frozen=True)
