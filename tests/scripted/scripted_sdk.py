@@ -16,9 +16,8 @@ def _http(transport: httpx2.BaseTransport) -> httpx2.Client:
     return httpx2.Client(transport=transport)
 
 
-def chat_sender(transport: httpx2.BaseTransport, model: str, *, stream: bool):
-    client = openai.OpenAI(api_key="test-key", base_url="http://scripted.invalid/v1", http_client=_http(transport),
-                           max_retries=0)
+def chat_sender(transport: httpx2.BaseTransport, model: str, *, stream: bool, url: str = "http://scripted.invalid"):
+    client = openai.OpenAI(api_key="test-key", base_url=f"{url}/v1", http_client=_http(transport), max_retries=0)
 
     def send(messages: list[dict], tools: tuple[dict, ...]):
         kwargs = {"model": model, "messages": messages, "tools": [{"type": "function", "function": t} for t in tools]}
