@@ -7,6 +7,7 @@ import pytest
 
 from harness.models.builtin import BuiltinClient
 from harness.models.emulator.reply import exchange
+from harness.models.emulator.gemini import request_from_gemini
 from harness.models.emulator.responses import request_from_responses
 from harness.models.emulator.chat import request_from_openai
 from harness.scripted import ScriptedModel, load_signatures, script_from_session
@@ -154,3 +155,29 @@ def test_signatures_of_one_runtime_do_not_claim_another_runtimes_prompt():
     payload = _chat(OPENCODE_SYSTEM, OPENCODE_USER)
     assert load_signatures("pi").classify(request_from_openai(payload, 4096), {}) == "turn"
     assert load_signatures("opencode").classify(request_from_openai(payload, 4096), {}) == "compaction"
+
+
+def _gemini(system: str, user: str) -> dict:
+    """Gemini CLI's compression call: generateContent (not streamed), no tools, the history then the ask."""
+    return {"systemInstruction": {"parts": [{"text": system}]}, "generationConfig": {"temperature": 1},
+            "contents": [
+                {"role": "user", "parts": [{"text": AGENT_HISTORY[0]["content"]}]},
+                {"role": "model", "parts": [{"functionCall": {"name": "run_shell_command",
+                                                              "args": {"command": "cat internal/config/config.go"}}}]},
+                {"role": "user", "parts": [{"functionResponse": {"name": "run_shell_command", "response": {
+                    "output": "const DefaultUpstreamTimeoutMS = 1800"}}}]},
+                {"role": "model", "parts": [{"text": AGENT_HISTORY[3]["content"]}]},
+                {"role": "user", "parts": [{"text": user}]}]}
+
+
+def test_gemini_clis_two_compression_calls_on_its_own_wire_are_compactions_in_its_tags():
+    model = _model()
+    first = _gemini(GEMINI_SYSTEM, "Generate a new <state_snapshot> based on the provided history.")
+    path = "/v1beta/models/gemini-3.1-pro-preview-customtools:generateContent"
+    reply = model(request_from_gemini(first, "gemini-3.1-pro-preview-customtools"),
+                  exchange("gemini", path, first, {}, False))
+    assert reply.text.startswith("<state_snapshot>\n    <overall_goal>\n        - Add a per-route timeout")
+    check = _gemini(GEMINI_SYSTEM, "Critically evaluate the <state_snapshot> you just generated.")
+    reply = model(request_from_gemini(check, "gemini-3.1-pro-preview-customtools"),
+                  exchange("gemini", path, check, {}, False))
+    assert "<key_knowledge>" in reply.text and model.outcome().compactions == 2 and model.outcome().used == 0

@@ -142,3 +142,15 @@ def test_the_request_log_keeps_every_request_without_any_key(tmp_path, monkeypat
     assert set(first["headers"]) == {"x-codex-turn-metadata", "user-agent"}
     assert first["path"] == "/v1beta/x?alt=sse" and (first["kind"], first["step"]) == ("turn", 1)
     assert second["step"] is None and second["note"].startswith("refused: drift at step 2")
+
+
+def test_results_without_the_call_ids_are_matched_in_call_order(tmp_path):
+    model = _tiny(tmp_path)
+    _ask(model, PROMPT)
+    nameless = ChatMessage("tool", "match: x = 1", tool_call_id="call-0")  # Gemini may drop the id
+    assert _ask(model, PROMPT, CALLED, nameless).text == "x is 1"
+    other = _tiny(tmp_path / "b")
+    _ask(other, PROMPT)
+    with pytest.raises(EmulatorError, match=r"^drift at step 2: expected the output of call c1 'match: x = 1', got "
+                                            r"a tool result for call call-0 'no match'"):
+        _ask(other, PROMPT, CALLED, ChatMessage("tool", "no match", tool_call_id="call-0"))
