@@ -34,23 +34,28 @@ def _mismatch(before: tuple[Expected, ...], messages: tuple[ChatMessage, ...]) -
     results = _trailing_results(messages)
     if not results:
         return before[-1], describe(newest)
-    for expected in before:
-        result = results.get(expected.call_id or "")
+    ids = {expected.call_id for expected in before}
+    by_id = {r.tool_call_id: r for r in results}
+    for position, expected in enumerate(before):
+        result = by_id.get(expected.call_id)
+        if result is None and position < len(results) and results[position].tool_call_id not in ids:
+            result = results[position]  # a wire that drops call ids (Gemini's may): the result in call order
         if result is None:
-            return expected, f"no result for that call (results for {', '.join(sorted(results))})"
+            found = ", ".join(str(r.tool_call_id) for r in results)
+            return expected, f"no result for that call (results for {found})"
         if not _carries(result.content, expected.text):
             return expected, describe(result)
     return None
 
 
-def _trailing_results(messages: tuple[ChatMessage, ...]) -> dict[str, ChatMessage]:
-    """The tool results after the newest assistant message, by call id."""
-    found: dict[str, ChatMessage] = {}
+def _trailing_results(messages: tuple[ChatMessage, ...]) -> list[ChatMessage]:
+    """The tool results after the newest assistant message, in order."""
+    found: list[ChatMessage] = []
     for message in reversed(messages):
         if message.role == "assistant":
             break
         if message.role == "tool":
-            found.setdefault(message.tool_call_id or "", message)
+            found.insert(0, message)
     return found
 
 

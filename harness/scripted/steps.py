@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from harness.session import Session
+from harness.session import Message, Session
 
 CLOSING_TEXT = "(turn ended)"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -61,7 +61,6 @@ class Script:
 
 def script_from_session(session: Session) -> Script:
     """The steps of `session` (see the module docstring)."""
-    outputs = {m.tool_call_id: m.content for m in session.messages if m.role == "tool" and m.tool_call_id}
     names = _FixtureNames()
     prompts: list[str] = []
     drafts: list[tuple[str, tuple[ScriptCall, ...], int, int | None]] = []  # text, calls, turn, source
@@ -74,11 +73,22 @@ def script_from_session(session: Session) -> Script:
             text = message.content
             if drafts and not drafts[-1][1] and index and messages[index - 1].role == "assistant":
                 text = _joined(drafts.pop()[0], text)  # a text-only reply inside the turn: fold it in here
+            outputs = _results_after(messages, index)
             calls = tuple(ScriptCall(c.id, names.fixture(c.id), outputs.get(c.id, ""), c.name)
                           for c in message.tool_calls)
             drafts.append((text, calls, max(len(prompts) - 1, 0), index))
     _close_turn(drafts, len(prompts) - 1)
     return Script(tuple(prompts), _numbered(drafts, prompts))
+
+
+def _results_after(messages: tuple[Message, ...], index: int) -> dict[str, str]:
+    """The results answering the assistant message at `index`, by call id (an id may recur later in a session)."""
+    found: dict[str, str] = {}
+    for message in messages[index + 1:]:
+        if message.role != "tool":
+            break
+        found.setdefault(message.tool_call_id or "", message.content)
+    return found
 
 
 def _close_turn(drafts: list, turn: int) -> None:

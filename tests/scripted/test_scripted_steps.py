@@ -72,3 +72,14 @@ def test_fixtures_hold_each_output_byte_for_byte_under_a_safe_unique_name(tmp_pa
     assert (root / second.fixture).read_bytes() == b""
     assert (root / "src" / "main.go").read_text() == "package main\n"
     assert not (tmp_path / "etc").exists()
+
+
+def test_a_call_id_used_again_later_gets_its_own_output_and_fixture():
+    script = script_from_session(_session(
+        Message("user", "go"),
+        Message("assistant", "", (_call("t1"),)), Message("tool", "first", tool_call_id="t1"),
+        Message("user", "again"),
+        Message("assistant", "", (_call("t1"),)), Message("tool", "second", tool_call_id="t1"),
+    ))
+    assert [(c.fixture, c.output) for c in script.calls] == [(".replay/t1.txt", "first"),
+                                                               (".replay/t1-2.txt", "second")]
