@@ -62,6 +62,7 @@ class Configuration:
     answerer_window: int | None = None  # given explicitly (--answerer-window); None: the model's or the case's
     runtime: str | None = None  # a real runtime drove the case (NAME@VERSION); its compactions are replayed
     runtime_compaction: bool = True  # False: the runtime's control, its compaction switched off
+    runtime_settings: tuple[tuple[str, str], ...] = ()  # the run's values for the adapter's [settings]
 
     def describe(self) -> dict[str, Any]:
         """The configuration without its I/O part: what identifies a configuration in the matrix."""
@@ -74,7 +75,8 @@ class Configuration:
                 **({} if self.control is None else {"control": self.control}),
                 **({} if self.answerer_window is None else {"answerer_window": self.answerer_window}),
                 **({} if self.runtime is None else
-                   {"runtime": self.runtime, "runtime_compaction": self.runtime_compaction})}
+                   {"runtime": self.runtime, "runtime_compaction": self.runtime_compaction,
+                    **({"runtime_settings": dict(self.runtime_settings)} if self.runtime_settings else {})})}
 
     def to_json(self) -> dict[str, Any]:
         return {**self.describe(), "record_mode": self.record_mode, "cassettes": self.cassettes}
@@ -86,7 +88,8 @@ class Configuration:
                    data.get("judge"), data["cache"], tuple(data.get("settings", {}).items()),
                    None if sections is None else tuple(sections), data.get("at_recorded_points"),
                    data.get("summary_tokens"), data.get("record_mode"), data.get("cassettes"), data.get("control"),
-                   data.get("answerer_window"), data.get("runtime"), data.get("runtime_compaction", True))
+                   data.get("answerer_window"), data.get("runtime"), data.get("runtime_compaction", True),
+                   tuple((data.get("runtime_settings") or {}).items()))
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,7 @@ class RunConfig:
     tpm: int | None = None
     runtime: str | None = None  # a real runtime (harness.runtimes) drives the case; policy is then `recorded`
     runtime_compaction: bool = True  # False: the runtime's control (its compaction off)
+    runtime_settings: tuple[tuple[str, str], ...] = ()  # --runtime-set NAME=VALUE over the adapter's [settings]
     allow_version_drift: bool = False  # run a runtime whose installed version is not its adapter's pin
 
     @property
@@ -112,7 +113,7 @@ class RunConfig:
             self.cache, self.settings, None if self.sections == SECTIONS else self.sections,
             self.recorded_tail if self.at_points else None, self.summary_tokens if self.at_points else None,
             self.record_mode, self.cassettes if self.record_mode else None, self.control, self.answerer_window,
-            self.runtime_pin, self.runtime_compaction)
+            self.runtime_pin, self.runtime_compaction, self.runtime_settings)
 
     @property
     def system(self) -> str:
@@ -236,9 +237,12 @@ def _runtime(config: RunConfig) -> Any:
     """A runtime found installed at its pinned version, before any case starts (else one line, exit 2)."""
     if config.runtime is None:
         return None
+    from harness.runtimes.adapter import with_settings
     from harness.runtimes.install import installed
 
-    return installed(config.runtime, config.allow_version_drift)
+    found = installed(config.runtime, config.allow_version_drift)
+    with_settings(found.adapter, config.runtime_settings)  # an undeclared setting is named before any case
+    return found
 
 
 def _limiters(config: RunConfig, parsed: Mapping[str, ModelSpec]) -> tuple[tuple[str, Any], ...]:

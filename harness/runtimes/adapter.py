@@ -3,7 +3,8 @@ harness's model server, send it a case's user prompts, and tell its requests apa
 the driver reads these fields and nothing else (docs/runtimes.md lists them).
 
 Templates use `${name}` placeholders (string.Template), so JSON and TOML braces need no escaping. The driver
-fills: bin, home, workspace, base_url, model, window, max_output, prompt, compaction_setting.
+fills: bin, home, workspace, base_url, model, window, max_output, prompt, compaction_setting, and each name of the
+adapter's [settings] table (its default, or the run's `--runtime-set NAME=VALUE`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class RuntimeAdapter:
     compaction_off: str
     shell_tools: tuple[str, ...]
     read_tools: tuple[str, ...]
+    settings: dict[str, str] = field(default_factory=dict)  # named template values and their defaults
     # {kind: {system|user|headers: [...]}}, read by harness/scripted/signatures.py
     signatures: dict[str, Any] = field(default_factory=dict)
     source: str = field(default="", compare=False)
@@ -55,6 +57,16 @@ def fill(template: str, values: dict[str, Any], where: str) -> str:
         return string.Template(template).substitute({k: str(v) for k, v in values.items()})
     except (KeyError, ValueError) as exc:
         raise InputError(where, None, None, f"template placeholder {exc} is not one the driver fills") from None
+
+
+def with_settings(adapter: RuntimeAdapter, given: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """The adapter's settings with the run's values over them; a name it does not declare is a usage error."""
+    unknown = [k for k, _ in given if k not in adapter.settings]
+    if unknown:
+        known = ", ".join(sorted(adapter.settings)) or "none"
+        raise InputError("--runtime-set", None, None, f"{adapter.name} has no setting {unknown[0]!r} (its settings: "
+                                                      f"{known}; declared in {adapter.source} [settings])")
+    return {**adapter.settings, **dict(given)}
 
 
 def resolve(name: str) -> Path:
@@ -102,7 +114,7 @@ def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
         env=table.strings("env"), files=table.strings("files"),
         compaction_on=compaction.text("on", allow_empty=True), compaction_off=compaction.text("off", allow_empty=True),
         shell_tools=tools.argv("shell"), read_tools=tools.argv("read", required=False),
-        signatures=_signatures(table), source=where)
+        settings=table.strings("settings"), signatures=_signatures(table), source=where)
 
 
 def _signatures(table: _Table) -> dict[str, Any]:

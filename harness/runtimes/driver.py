@@ -14,7 +14,7 @@ from harness.cases.schema import Case
 from harness.models.base import ModelClient
 from harness.models.emulator import Emulator, EmulatorServer
 from harness.runtimes import capture
-from harness.runtimes.adapter import RuntimeAdapter
+from harness.runtimes.adapter import RuntimeAdapter, with_settings
 from harness.runtimes.home import Settings, prepare, values
 from harness.runtimes.observe import Observed, Observer
 from harness.runtimes.process import RuntimeFailed
@@ -55,7 +55,7 @@ def base_url(server: EmulatorServer, wire: str) -> str:
 
 def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summarizer: ModelClient,
           log_dir: Path, *, compaction: bool = True, window: int | None = None,
-          max_output: int | None = None) -> Drive:
+          max_output: int | None = None, settings: tuple[tuple[str, str], ...] = ()) -> Drive:
     """`window` and `max_output` default to the case's (a run's --window/--set overrides them)."""
     window = window or case.context_window
     max_output = max_output or case.max_output_tokens
@@ -72,8 +72,9 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
         failure, tail = None, ()
         try:
             with EmulatorServer(0, emulator=emulator) as server:
-                settings = Settings(base_url(server, adapter.wire), MODEL_NAME, window, max_output, compaction)
-                filled = values(adapter, binary, Path(scratch) / "home", workspace, settings)
+                chosen = Settings(base_url(server, adapter.wire), MODEL_NAME, window, max_output, compaction,
+                                  tuple(with_settings(adapter, settings).items()))
+                filled = values(adapter, binary, Path(scratch) / "home", workspace, chosen)
                 failure, tail = _send_all(adapter, filled, workspace, script, model)
         finally:
             log.close()

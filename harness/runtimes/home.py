@@ -23,12 +23,15 @@ class Settings:
     window: int
     max_output: int
     compaction: bool = True
+    values: tuple[tuple[str, str], ...] = ()  # the adapter's settings with the run's over them
 
 
 def values(adapter: RuntimeAdapter, binary: Path, home: Path, workspace: Path, settings: Settings) -> dict[str, Any]:
-    return {"bin": str(binary), "home": str(home), "workspace": str(workspace), "base_url": settings.base_url,
-            "model": settings.model, "window": settings.window, "max_output": settings.max_output,
-            "compaction_setting": adapter.compaction_on if settings.compaction else adapter.compaction_off}
+    filled = {**dict(settings.values), "bin": str(binary), "home": str(home), "workspace": str(workspace),
+              "base_url": settings.base_url, "model": settings.model, "window": settings.window,
+              "max_output": settings.max_output}
+    switch = adapter.compaction_on if settings.compaction else adapter.compaction_off
+    return {**filled, "compaction_setting": fill(switch, filled, f"{adapter.source}: compaction")}
 
 
 def prepare(adapter: RuntimeAdapter, filled: dict[str, Any], workspace: Path) -> dict[str, str]:

@@ -80,3 +80,18 @@ def test_templates_fill_json_without_escaping():
     text = A.fill(adapter.files["${home}/pi-agent/models.json"],
                   {"base_url": "http://127.0.0.1:1/v1", "model": "m", "window": 32768, "max_output": 4096}, "t")
     assert '"contextWindow": 32768' in text and tomllib  # JSON braces survive the template
+
+
+def test_settings_fill_templates_and_unknown_ones_are_named(tmp_path):
+    from pathlib import Path as P
+
+    from harness.runtimes.home import Settings, values
+
+    adapter = A.load("opencode")
+    chosen = Settings("http://x/v1", "m", 32768, 4096, True, tuple(A.with_settings(adapter, (("prune", "true"),)).items()))
+    filled = values(adapter, P("/bin/opencode"), P("/h"), P("/w"), chosen)
+    assert filled["compaction_setting"] == '{"auto": true, "prune": true}'
+    off = Settings("http://x/v1", "m", 32768, 4096, False, tuple(A.with_settings(adapter, ()).items()))
+    assert values(adapter, P("/b"), P("/h"), P("/w"), off)["compaction_setting"] == '{"auto": false, "prune": false}'
+    with pytest.raises(InputError, match="no setting 'prnue'.*its settings: prune"):
+        A.with_settings(adapter, (("prnue", "true"),))
