@@ -75,7 +75,7 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
                 chosen = Settings(base_url(server, adapter.wire), MODEL_NAME, window, max_output, compaction,
                                   tuple(with_settings(adapter, settings).items()))
                 filled = values(adapter, binary, Path(scratch) / "home", workspace, chosen)
-                failure, tail = _send_all(adapter, filled, workspace, script, model)
+                failure, tail = _send_all(adapter, filled, workspace, script, model, log_dir)
         finally:
             log.close()
     outcome = model.outcome()
@@ -87,10 +87,10 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
 
 
 def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Script,
-              model: ScriptedModel) -> tuple[str | None, tuple[str, ...]]:
+              model: ScriptedModel, log_dir: Path) -> tuple[str | None, tuple[str, ...]]:
     """Send every prompt; stop at the first drift or runtime failure. (failure, stderr tail)."""
     env = prepare(adapter, filled, workspace)
-    session = open_session(adapter, filled, workspace, env)
+    session = open_session(adapter, filled, workspace, env, log_dir)
     try:
         for number, prompt in enumerate(script.prompts, start=1):
             before = model.used

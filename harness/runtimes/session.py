@@ -22,8 +22,9 @@ SETTLE_S = 0.3  # after agent_end: how long to watch for a compaction_start befo
 
 
 class ExecSession:
-    def __init__(self, adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path, env: dict[str, str]):
-        self.adapter, self.values, self.cwd, self.env = adapter, values, cwd, env
+    def __init__(self, adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path, env: dict[str, str],
+                 log_dir: Path | None = None):
+        self.adapter, self.values, self.cwd, self.env, self.log_dir = adapter, values, cwd, env, log_dir
         self.sent = 0
         self.current: RuntimeProcess | None = None
 
@@ -33,6 +34,8 @@ class ExecSession:
         self.current = RuntimeProcess(argv, self.cwd, self.env)
         code, out = self.current.wait(self.adapter.turn_timeout_s)
         self.sent += 1
+        if self.log_dir is not None:  # what the runtime printed, kept beside the request log
+            (self.log_dir / f"prompt-{self.sent:02d}.out").write_text(out, encoding="utf-8")
         if code != 0:  # some runtimes (opencode --format json) say why on stdout, not stderr
             said = " | ".join(line.strip()[:300] for line in out.strip().splitlines()[-3:])
             raise self.current.failure(f"{self.adapter.name} exited {code} on prompt {self.sent}"
@@ -51,7 +54,8 @@ class ExecSession:
 
 
 class RpcSession:
-    def __init__(self, adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path, env: dict[str, str]):
+    def __init__(self, adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path, env: dict[str, str],
+                 log_dir: Path | None = None):
         self.adapter = adapter
         argv = [fill(part, values, f"{adapter.source}: session.command") for part in adapter.first]
         self.process = RuntimeProcess(argv, cwd, env)
@@ -165,9 +169,9 @@ class RpcSession:
         self.process.end()
 
 
-def open_session(adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path,
-                 env: dict[str, str]) -> ExecSession | RpcSession:
-    return (RpcSession if adapter.mode == "rpc" else ExecSession)(adapter, values, cwd, env)
+def open_session(adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path, env: dict[str, str],
+                 log_dir: Path | None = None) -> ExecSession | RpcSession:
+    return (RpcSession if adapter.mode == "rpc" else ExecSession)(adapter, values, cwd, env, log_dir)
 
 
 __all__ = ["ExecSession", "RpcSession", "RuntimeFailed", "open_session"]
