@@ -19,7 +19,11 @@ def scripted_emulator(replays: Replays, windows: dict[str, int] | None = None) -
 def serve_replays(replays: Replays, port: int, host: str = "127.0.0.1", ready: Callable[[str], None] | None = None,
                   windows: dict[str, int] | None = None) -> dict[str, Outcome]:
     """Serve until interrupted, then close the logs and return each case's outcome."""
-    server = EmulatorServer(port, host, emulator=scripted_emulator(replays, windows))
+    try:
+        server = EmulatorServer(port, host, emulator=scripted_emulator(replays, windows))
+    except OSError:
+        replays.close()
+        raise
     try:
         if ready is not None:
             ready(server.url)

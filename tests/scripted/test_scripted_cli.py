@@ -39,6 +39,18 @@ def test_usage_and_input_errors_are_one_line_and_exit_2(argv, message, tmp_path,
     assert not (tmp_path / "ws").exists() or "claude" not in " ".join(argv)
 
 
+def test_a_port_in_use_is_one_line_and_exit_2(tmp_path, capsys, loopback: None):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = main(["serve", "--script", CASE, "--workspace", str(tmp_path), "--port", str(port)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"error: cannot serve on 127.0.0.1:{port}: ") and err.count("\n") == 1
+
+
 def test_served_on_loopback_one_case_completes_one_drifts_and_the_report_says_which(tmp_path, loopback: None):
     process = subprocess.Popen([sys.executable, "-m", "harness", "serve", "--script", CASE, "--script", SMALL,
                                 "--workspace", str(tmp_path), "--port", "0", "--runtime-signatures", "opencode"],
