@@ -42,6 +42,8 @@ class Drive:
     seconds: float
     failure: str | None = None  # a drift, a crash or a timeout: the step and the runtime's last stderr lines
     stderr_tail: tuple[str, ...] = field(default=())
+    errors: tuple[str, ...] = ()  # what the runtime reported going wrong without losing a turn
+    refused: int = 0  # requests the server refused before any model saw them (past the window)
 
     @property
     def ok(self) -> bool:
@@ -69,13 +71,13 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
         model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log)
         observer = Observer(model)
         emulator = Emulator(responder=observer, windows={MODEL_NAME: window})
-        failure, tail = None, ()
+        failure, tail, errors = None, (), ()
         try:
             with EmulatorServer(0, emulator=emulator) as server:
                 chosen = Settings(base_url(server, adapter.wire), MODEL_NAME, window, max_output, compaction,
                                   tuple(with_settings(adapter, settings).items()))
                 filled = values(adapter, binary, Path(scratch) / "home", workspace, chosen)
-                failure, tail = _send_all(adapter, filled, workspace, script, model, log_dir)
+                failure, tail, errors = _send_all(adapter, filled, workspace, script, model, log_dir)
         finally:
             log.close()
     outcome = model.outcome()
@@ -83,29 +85,29 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
         failure = outcome.stopped
     found = capture.compactions(observer.seen, script, case.session)
     return Drive(adapter.name, version, script, outcome, observer.seen, found, time.perf_counter() - started,
-                 failure, tail)
+                 failure, tail, errors, len(emulator.requests) - len(observer.seen))
 
 
 def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Script,
-              model: ScriptedModel, log_dir: Path) -> tuple[str | None, tuple[str, ...]]:
-    """Send every prompt; stop at the first drift or runtime failure. (failure, stderr tail)."""
+              model: ScriptedModel, log_dir: Path) -> tuple[str | None, tuple[str, ...], tuple[str, ...]]:
+    """Send every prompt; stop at the first drift or runtime failure. (failure, stderr tail, errors reported)."""
     env = prepare(adapter, filled, workspace)
     session = open_session(adapter, filled, workspace, env, log_dir)
     try:
         for number, prompt in enumerate(script.prompts, start=1):
-            before = model.used
             session.send(prompt)
             if model.stopped:
-                return model.stopped, session.stderr_tail()
-            if model.used == before and before < len(script.steps):
+                return model.stopped, session.stderr_tail(), tuple(session.errors)
+            due = sum(1 for step in script.steps if step.turn < number)  # every step of this turn and before
+            if model.used < due:
                 said = session.last_error()
-                return (f"{adapter.name} answered prompt {number} without asking for step {before + 1}"
-                        f"{f': {said}' if said else ''}"), session.stderr_tail()
-        return None, ()
+                return (f"{adapter.name} ended prompt {number} without asking for step {model.used + 1}"
+                        f"{f': {said}' if said else ''}"), session.stderr_tail(), tuple(session.errors)
+        return None, (), tuple(session.errors)
     except RuntimeFailed as exc:
         if model.stopped:  # the runtime failed because the server refused a drifted request
-            return model.stopped, exc.stderr_tail
+            return model.stopped, exc.stderr_tail, tuple(session.errors)
         step = model.used + 1
-        return f"{adapter.name} at step {step} (prompt {number}): {exc}", exc.stderr_tail
+        return f"{adapter.name} at step {step} (prompt {number}): {exc}", exc.stderr_tail, tuple(session.errors)
     finally:
         session.close()

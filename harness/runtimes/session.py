@@ -27,6 +27,7 @@ class ExecSession:
         self.adapter, self.values, self.cwd, self.env, self.log_dir = adapter, values, cwd, env, log_dir
         self.sent = 0
         self.current: RuntimeProcess | None = None
+        self.errors: list[str] = []  # non-zero exits, with the last lines printed
 
     def send(self, prompt: str) -> None:
         template = self.adapter.first if self.sent == 0 else self.adapter.next
@@ -36,15 +37,16 @@ class ExecSession:
         self.sent += 1
         if self.log_dir is not None:  # what the runtime printed, kept beside the request log
             (self.log_dir / f"prompt-{self.sent:02d}.out").write_text(out, encoding="utf-8")
-        if code != 0:  # some runtimes (opencode --format json) say why on stdout, not stderr
+        if code != 0:  # whether that lost the turn is the driver's call (a runtime may exit 1 after recovering)
             said = " | ".join(line.strip()[:300] for line in out.strip().splitlines()[-3:])
-            raise self.current.failure(f"{self.adapter.name} exited {code} on prompt {self.sent}"
-                                       f"{f': {said}' if said else ''}")
+            self.errors.append(f"exited {code} on prompt {self.sent}{f': {said}' if said else ''}")
 
     def stderr_tail(self) -> tuple[str, ...]:
         return tuple(self.current.stderr_tail) if self.current else ()
 
     def last_error(self) -> str | None:
+        if self.errors:
+            return self.errors[-1]
         tail = self.stderr_tail()
         return tail[-1] if tail else None
 
