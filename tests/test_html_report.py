@@ -177,3 +177,13 @@ def test_compare_lists_the_probes_that_flipped(run_folder, tmp_path, capsys):
     assert "### Probes that flipped" in text and all(k in text for k in flipped)
     assert "flipped: " in terminal and all(k in terminal for k in flipped)
     assert "### Which figure answers which question" in text
+
+
+def test_the_progress_bar_draws_only_on_a_terminal_and_a_few_times_a_second():
+    from harness.render.run import case_progress
+
+    piped = case_progress(Console(file=io.StringIO()), quiet=False)
+    assert piped.disable
+    terminal = case_progress(Console(file=io.StringIO(), force_terminal=True), quiet=False)
+    assert not terminal.disable and terminal.live.refresh_per_second <= 4
+    assert case_progress(Console(file=io.StringIO(), force_terminal=True), quiet=True).disable

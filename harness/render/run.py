@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness.probes import CONDITIONS
@@ -176,6 +177,16 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
 # the run command's console
 
 
+REFRESHES_PER_SECOND = 2  # a redraw costs CPU the run needs; half a second is fresh enough for a case count
+
+
+def case_progress(console: Console, quiet: bool) -> Progress:
+    """The cases' progress bar, drawn only on a terminal (redirected, it would redraw for no reader)."""
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=console, transient=True, disable=quiet or not console.is_terminal,
+                    refresh_per_second=REFRESHES_PER_SECOND)
+
+
 @dataclass(frozen=True)
 class RunProgress:
     """Watches the runs (harness.studies.compare.RunObserver): a progress bar on stderr while a run goes,
@@ -185,8 +196,7 @@ class RunProgress:
 
     @contextmanager
     def running(self, label: str | None, total: int) -> Iterator[Callable[[dict[str, Any]], None]]:
-        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=stderr(), transient=True, disable=self.as_json)
+        progress = case_progress(stderr(), self.as_json)
         with progress:
             task = progress.add_task("cases", total=total)
             yield lambda record: progress.update(task, advance=1, description=record["case"])
