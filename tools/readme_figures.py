@@ -117,8 +117,30 @@ def estimate() -> Figures:
     return out
 
 
+COST_MODELS = {"anthropic:claude-sonnet-4-6": "sonnet", "openai:gpt-5": "gpt5"}
+
+
+def cost() -> Figures:
+    """`compaction-harness cost` (all cases, the two default models): each shape's call and whole price per
+    compaction, the cache-on call's cache share, and how many compactions in how many sessions it prices."""
+    found = json.loads(_run([*harness_command(), "cost", "--json"]))
+    out: Figures = {}
+    for summary in found["models"]:
+        name = COST_MODELS.get(summary["model"])
+        if name is None:
+            continue
+        out["cost.compactions"] = str(summary["compactions"])
+        for shape, t in summary["shapes"].items():
+            shape = "alt" if shape.startswith("alt:") else shape.removesuffix("-compact").replace("anthropic", "provider")
+            shape = "provider" if shape == "openai" else shape
+            out[f"cost.{name}.{shape}.call"] = f"{t['per_compaction_usd'] or 0:.4f}"
+            out[f"cost.{name}.{shape}.whole"] = f"{t.get('whole_per_compaction_usd') or 0:.4f}"
+        out[f"cost.{name}.cache_read"] = f"{100 * (summary['shapes']['cache-on'].get('cache_hit_rate') or 0):.1f}%"
+    return out
+
+
 SOURCES: dict[str, Callable[[], Figures]] = {"library": library, "reference": reference, "default": default_run,
-                                             "estimate": estimate}
+                                             "estimate": estimate, "cost": cost}
 CHEAP = ("library", "reference")
 
 
