@@ -129,13 +129,39 @@ def cost() -> Figures:
         name = COST_MODELS.get(summary["model"])
         if name is None:
             continue
-        out["cost.compactions"] = str(summary["compactions"])
+        out |= {"cost.compactions": str(summary["compactions"]), "cost.sessions": str(summary["sessions"])}
         for shape, t in summary["shapes"].items():
             shape = "alt" if shape.startswith("alt:") else shape.removesuffix("-compact").replace("anthropic", "provider")
             shape = "provider" if shape == "openai" else shape
             out[f"cost.{name}.{shape}.call"] = f"{t['per_compaction_usd'] or 0:.4f}"
             out[f"cost.{name}.{shape}.whole"] = f"{t.get('whole_per_compaction_usd') or 0:.4f}"
-        out[f"cost.{name}.cache_read"] = f"{100 * (summary['shapes']['cache-on'].get('cache_hit_rate') or 0):.1f}%"
+        out |= cost_prose(name, summary)
+    return out
+
+
+def cost_prose(name: str, summary: dict) -> Figures:
+    """The figures the paragraph under the cost table quotes: the first request after a compaction, the request
+    not compacting would have sent, the cheaper model's and provider compaction's break-even ratios."""
+    on = summary["shapes"]["cache-on"]
+    first = on["first_request"]
+    key = f"cost.{name}"
+    out = {f"{key}.cache_read": f"{100 * (on.get('cache_hit_rate') or 0):.1f}%",
+           f"{key}.first_request": f"{first['per_compaction_usd']:.4f}",
+           f"{key}.first_write_share": f"{100 * (first.get('write_share') or 0):.0f}%",
+           f"{key}.uncompacted": f"{on['uncompacted_per_compaction_usd']:.4f}",
+           f"{key}.extra": f"{on['extra_per_compaction_usd']:.4f}"}
+    for alt in summary["alternatives"].values():
+        flip = alt.get("flip_hit_rate")
+        out |= {f"{key}.alt.price_ratio": f"{alt['price_ratio']:.3f}",
+                f"{key}.alt.break_even": f"{alt['break_even_ratio_whole']:.3f}",
+                f"{key}.alt.saving": f"{abs(alt['saving_whole_usd']):.2f}",
+                f"{key}.alt.flip": f"{100 * flip:.0f}%" if flip is not None else "-"}
+    for shape, provider in summary.get("provider_compaction", {}).items():
+        measured = summary["shapes"][shape]
+        out |= {f"{key}.provider.break_even": f"{provider['break_even_ratio_whole']:.3f}",
+                f"{key}.provider.gap": f"{abs(measured['per_compaction_usd'] - on['per_compaction_usd']):.4f}",
+                f"{key}.provider.cache_read": f"{100 * (measured.get('cache_hit_rate') or 0):.1f}%",
+                f"{key}.provider.first_request": f"{measured['first_request']['per_compaction_usd']:.4f}"}
     return out
 
 
