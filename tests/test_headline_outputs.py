@@ -58,7 +58,7 @@ def test_the_terminal_summary_leads_with_the_headline_and_lists_the_groups(built
     kind, rate = next(iter(kinds.items()))
     assert f"by kind, summary-testing probes (answered, compacted): {kind} " in text
     assert f"({rate['passed']}/{rate['total']})" in text
-    assert "never compact (1 cases, not averaged in): the context stayed whole in 1: whole" in text
+    assert "never compact (1 cases, not averaged in): the context stayed whole in 1 (named in report.md)" in text
     assert "retained agrees with answered on " in text
     assert text.index("summary-testing probes") < text.index("all valid probes, answered: compacted ")
 

@@ -70,14 +70,16 @@ def never_compacted_lines(agg: dict[str, Any]) -> list[str]:
             for case, facts in (agg.get("never_compacted") or {}).items()]
 
 
-def never_compacted_summary(agg: dict[str, Any]) -> str | None:
-    """The cases that never compact on one line: those whose context stayed whole, and by name any that did not."""
+def never_compacted_summary(agg: dict[str, Any], names: bool = True) -> str | None:
+    """The cases that never compact on one line: how many stayed whole (named unless `names` is False: report.md
+    names them), and by name any that did not."""
     never = agg.get("never_compacted") or {}
     if not never:
         return None
     broken = [case for case, facts in never.items() if not facts.get("context_whole")]
     whole = [case for case in never if case not in broken]
-    parts = ([f"the context stayed whole in {len(whole)}: {', '.join(whole)}"] if whole else []) + (
+    listed = f": {', '.join(whole)}" if names else " (named in report.md)"
+    parts = ([f"the context stayed whole in {len(whole)}{listed}"] if whole else []) + (
         [f"the context did NOT stay whole in {', '.join(broken)}"] if broken else [])
     return f"never compact ({len(never)} cases, not averaged in): " + "; ".join(parts)
 

@@ -38,15 +38,15 @@ def render_summary(run: dict[str, Any], console: Console) -> None:
     if note := provider_note(run):
         console.print(note)
     print_headline(agg, console)
-    lines = [f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes; {ceiling(agg)}; "
-             f"{agg['floor_survives']} valid probes survive without a summary"]
+    lines = [f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes; {ceiling(agg)}"]
     lines += [f"all valid probes, {g}: " + ", ".join(f"{c} {wilson_rate(agg['overall'][g][c])}" for c in CONDITIONS)
               + f", normalised {fixed(agg['overall'][g].get('normalised_retention'), 2)}"
               for g in GRADES if agg["overall"][g]["full"]["total"]]
     if agg["by_pool"]:
         lines.append(f"by pool, all valid probes ({grade}, compacted): {rates_phrase(agg['by_pool'])}")
-    lines += [compactions_line(agg), f"summarizer {fmt_cost(agg['cost'])}"]
-    lines += [line for line in (spend_line(agg.get("cost_by_role") or {}), ceiling_line(agg.get("ceilings"))) if line]
+    spend = spend_line(agg.get("cost_by_role") or {})  # every role's cost, the summarizer's too, when a run has it
+    lines += [compactions_line(agg), spend or f"summarizer {fmt_cost(agg['cost'])}"]
+    lines += [line for line in (ceiling_line(agg.get("ceilings")),) if line]
     lat = agg["latency"]
     lines += [f"compaction latency: harness p50 {lat['harness_p50_s']} s p95 {lat['harness_p95_s']} s (measured); "
               f"model p50 {lat['model_p50_s']} s p95 {lat['model_p95_s']} s ({lat['model_time_source']})", risk_line(run)]
@@ -86,7 +86,8 @@ def print_headline(agg: dict[str, Any], console: Console) -> None:
     if lead["by_kind"]:
         lines.append(f"by kind, summary-testing probes ({lead['grade']}, compacted): " + ", ".join(
             f"{kind} {rate_percent(rate)} ({rate['passed']}/{rate['total']})" for kind, rate in lead["by_kind"].items()))
-    lines += [line for line in (never_compacted_summary(agg), agreement_line(agg), judged_line(agg)) if line]
+    never = never_compacted_summary(agg, names=False)
+    lines += [line for line in (never, agreement_line(agg), judged_line(agg)) if line]
     for line in lines:
         console.print(line, markup=False)
 
@@ -97,10 +98,8 @@ def print_lost(lost: list[LostProbe], grade: str, console: Console, report: str 
     if not lost:
         return
     shown = most_important(lost, LOST_SHOWN)
-    where = (f"the {len(shown)} that matter most below, all {len(lost)} in {report}" if len(shown) < len(lost)
-             else f"details in {report}")
-    console.print(Text(f"lost probes: {len(lost)} (the full history passes them, the compacted context fails, "
-                       f"{grade}); {where}", style="bold"))
+    where = f"the {len(shown)} that matter most, all in {report}" if len(shown) < len(lost) else f"also in {report}"
+    console.print(Text(f"lost probes ({grade}; the full history passes them): {len(lost)}; {where}", style="bold"))
     for probe in shown:
         console.print(Text(f"- {probe.key} ({probe.kind}, at {probe.at}): {_flat(probe.question)}", style="red"),
                       no_wrap=True, overflow="ellipsis")
