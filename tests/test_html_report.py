@@ -188,3 +188,24 @@ def test_the_progress_bar_draws_only_on_a_terminal_and_a_few_times_a_second():
     terminal = case_progress(Console(file=io.StringIO(), force_terminal=True), quiet=False)
     assert not terminal.disable and terminal.live.refresh_per_second <= 4
     assert case_progress(Console(file=io.StringIO(), force_terminal=True), quiet=True).disable
+
+
+GEOMETRY = """<script>
+const box = (selector) => document.querySelector(selector).getBoundingClientRect();
+document.documentElement.dataset.geometry = JSON.stringify({
+  headline: box("p.headline").bottom, plot: box("#plots svg").top, plotBottom: box("#plots svg").bottom,
+  pageWidth: document.documentElement.scrollWidth, main: box("main").width,
+  widestTable: Math.max(...Array.from(document.querySelectorAll("table"), (t) => t.getBoundingClientRect().width))});
+</script></body>"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on PATH (Debian: apt-get install chromium)")
+def test_the_headline_and_a_plot_are_on_the_first_screen_and_wide_tables_scroll_inside(run_folder, tmp_path):
+    """At 1280x800: the headline and the retention plot above the fold, no sideways scroll of the page however
+    wide the lost-probe table is (it scrolls inside its own box)."""
+    page = tmp_path / "measured.html"
+    page.write_text((run_folder / "report.html").read_text(encoding="utf-8").replace("</body>", GEOMETRY))
+    result = chromium(page, "--window-size=1280,800", "--dump-dom")
+    found = json.loads(re.search(r'data-geometry="([^"]+)"', result.stdout)[1].replace("&quot;", '"'))
+    assert found["headline"] < 800 and found["plot"] < 800, found
+    assert found["widestTable"] > found["main"] and found["pageWidth"] <= 1280, found  # it scrolls in its box
