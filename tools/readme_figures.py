@@ -2,7 +2,8 @@
 
 A quoted figure carries its key in an HTML comment right after it, invisible once rendered:
 `lists 58<!--fig:default.lost_probes--> lost probes`. Each source below runs one command (or reads one committed
-file) and returns the figures it gives, formatted as the text writes them. `tools/readme-figures` reports every
+file, or the run folders `tools/reference replay` leaves) and returns the figures it gives, formatted as the text
+writes them. `tools/readme-figures` reports every
 stale figure (exit 1) or, with `--write`, rewrites it; `--only SOURCE` limits the work to some sources (the cheap
 ones, `library` and `reference`, are what tests/test_readme_figures.py checks on every CI run). Wall times are
 measured, never checked: the text labels them with their date.
@@ -165,8 +166,31 @@ def cost_prose(name: str, summary: dict) -> Figures:
     return out
 
 
-SOURCES: dict[str, Callable[[], Figures]] = {"library": library, "reference": reference, "default": default_run,
-                                             "estimate": estimate, "cost": cost}
+def replay() -> Figures:
+    """The run folders `tools/reference replay` leaves (results/reference-<provider>-emulator-replay/, what .ci/run
+    makes): the figures the baselines do not keep, retained's headline, the groups and the agreement."""
+    out: Figures = {}
+    for provider in BASELINES:
+        path = ROOT / "results" / f"reference-{provider}-emulator-replay" / "run.json"
+        if not path.exists():
+            raise SystemExit(f"readme-figures: {path.relative_to(ROOT)} is missing: run `tools/reference replay` first")
+        agg = json.loads(path.read_text(encoding="utf-8"))["aggregates"]
+        key, retained, answered = f"replay.{provider}", agg["headline"]["retained"], agg["headline"]["answered"]
+        rate = retained["tests_summary"]
+        out |= {f"{key}.retained.rate": f"{100 * rate['rate']:.1f}%", f"{key}.retained.passed": str(rate["passed"]),
+                f"{key}.retained.total": str(rate["total"]), f"{key}.retained.cases": str(rate["cases"]),
+                f"{key}.retained.wilson": _interval(rate["wilson95"]),
+                f"{key}.retained.clustered": _interval(rate["cluster95"]),
+                f"{key}.floor_answers": str(answered["groups"]["floor_answers"]),
+                f"{key}.no_compaction": str(answered["groups"]["no_compaction"]),
+                f"{key}.agreement.passed": str(agg["agreement"]["passed"]),
+                f"{key}.agreement.total": str(agg["agreement"]["total"]),
+                f"{key}.agreement.rate": f"{100 * agg['agreement']['rate']:.1f}%"}
+    return out
+
+
+SOURCES: dict[str, Callable[[], Figures]] = {"library": library, "reference": reference, "replay": replay,
+                                             "default": default_run, "estimate": estimate, "cost": cost}
 CHEAP = ("library", "reference")
 
 
