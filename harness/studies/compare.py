@@ -147,7 +147,8 @@ def run_headline(run: dict[str, Any], grade: str) -> dict[str, Any]:
         rows = [(case, probe) for case in run["cases"].values() if case.get("status") == "ok"
                 for probe in case.get("probes", [])]
         found = headline(rows, grade)
-    return {"tests_summary": found["tests_summary"], "by_kind": found["by_kind"], "groups": found["groups"]}
+    return {"tests_summary": found["tests_summary"], "by_kind": found["by_kind"], "groups": found["groups"],
+            "unreached_by_pool": found.get("unreached_by_pool") or {}}
 
 
 def pairwise(a: dict[str, Any], b: dict[str, Any], grade: str) -> dict[str, Any]:
