@@ -101,10 +101,11 @@ def _context(after: Observed | None, summaries: list[str], session: Session,
         return (), position, summary
     messages = after.request.messages
     at = _summary_index(messages, summaries)
-    ahead = messages[:at] if at is not None else ()
-    kept = tuple({"role": m.role, "content": m.content} for m in ahead if m.content.strip())
+    ahead = list(messages[:at]) if at is not None else []
     tail = messages[at + 1:] if at is not None else messages
-    return kept, _first_kept(tail, session, position), summary
+    covers, apart = _tail_start(tail, session, position)
+    kept = tuple({"role": m.role, "content": m.content} for m in (*ahead, *apart) if m.content.strip())
+    return kept, covers, summary
 
 
 def _summary_index(messages: tuple[ChatMessage, ...], summaries: list[str]) -> int | None:
@@ -116,19 +117,34 @@ def _summary_index(messages: tuple[ChatMessage, ...], summaries: list[str]) -> i
     return None
 
 
-def _first_kept(tail: tuple[ChatMessage, ...], session: Session, position: int) -> int:
-    """Where the runtime's verbatim tail starts: its messages matched to the case's backwards from `position`,
-    in order (identical outputs recur, so each match must come before the last one); synthetic ones skipped."""
-    earliest = position
-    below = min(position, len(session.messages))
+GAP = 3  # case messages the tail may skip (a runtime's synthetic or pruned ones) and still be one verbatim run
+
+
+def _tail_start(tail: tuple[ChatMessage, ...], session: Session,
+                position: int) -> tuple[int, list[ChatMessage]]:
+    """Where the runtime's verbatim tail starts, and the messages after the summary that are not part of it.
+    Its messages are matched to the case's backwards from `position`, in order (identical outputs recur, so
+    each match must come before the last); a match further back than GAP messages ends the run: what lies
+    before it (an early prompt re-sent, say) is kept apart, not a tail reaching back to it."""
+    covers, below, apart = position, min(position, len(session.messages)), []
+    ended = False
     for message in reversed(tail):
         text = message.content.strip()
         if not text:
             continue
-        for index in range(below - 1, -1, -1):
-            recorded = session.messages[index]
-            if recorded.role == message.role and recorded.content.strip() and \
-                    recorded.content.strip()[:200] in text:
-                earliest, below = index, index
-                break
-    return earliest
+        found = None if ended else _match(message, session, below)
+        if found is not None and below - found <= GAP + 1:
+            covers = below = found
+        elif found is not None or ended:
+            ended = True
+            apart.insert(0, message)
+    return covers, apart
+
+
+def _match(message: ChatMessage, session: Session, below: int) -> int | None:
+    text = message.content.strip()
+    for index in range(below - 1, -1, -1):
+        recorded = session.messages[index]
+        if recorded.role == message.role and recorded.content.strip() and recorded.content.strip()[:200] in text:
+            return index
+    return None
