@@ -94,7 +94,7 @@ def open_client(
         return BuiltinClient()
 
     from harness.models.cassette import CassetteTransport, will_record
-    from harness.models.transport import RetryAfterCap, live_transport
+    from harness.models.transport import RetryAfterCap, SecretFilter, live_transport
 
     recording_possible = cassette_path is None or will_record(Path(cassette_path), record_mode)
     api_key = _api_key(parsed, needed=recording_possible)
@@ -106,6 +106,8 @@ def open_client(
             inner = EmulatorTransport()
         elif recording_possible:
             inner = live_transport()
+    if inner is not None:  # below the cassette: a recording keeps the reply as the run saw it
+        inner = SecretFilter(inner)
     if limiter is not None and inner is not None:
         from harness.models.ratelimit import RateLimitedTransport
 
@@ -113,8 +115,7 @@ def open_client(
     stack: Any = inner
     if cassette_path is not None:
         stack = CassetteTransport(
-            Path(cassette_path), inner=inner, mode=record_mode, case_id=case_id or "?",
-            secrets=tuple(v for v in (api_key,) if v), record_errors=record_errors,
+            Path(cassette_path), inner=inner, mode=record_mode, case_id=case_id or "?", record_errors=record_errors,
         )
     stack = RetryAfterCap(stack, max_retry_after_s)
     if parsed.compacts:

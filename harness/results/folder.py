@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
 from harness.errors import HarnessError
-from harness.redact import redact
 from harness.results.aggregate import Aggregator
 from harness.results.claim import claim_folder
 from harness.results.shape import check_case_file, check_run
@@ -131,11 +130,11 @@ class RunFolder:
                 (("aggregates", self._aggregator.result(final=bool(finished))),
                  *((("finished", finished),) if finished else ()))]
         with _atomic(self.run_file) as out:
-            out.write(encoded(redact("{\n" + ",\n".join(head) + ',\n "cases": ' + ("{\n" if keys else "{}"))))
+            out.write(encoded("{\n" + ",\n".join(head) + ',\n "cases": ' + ("{\n" if keys else "{}")))
             for position, key in enumerate(keys):  # no joined copy of every case's text
                 out.write(self._texts[key])
                 out.write(b",\n" if position < len(keys) - 1 else b"\n }")
-            out.write(encoded(redact(",\n" + ",\n".join(tail) + "\n}\n")))
+            out.write(encoded(",\n" + ",\n".join(tail) + "\n}\n"))
 
     def finish(self) -> dict[str, Any]:
         """The run finished: run.json written with its finishing time, returned as a dict."""
@@ -173,7 +172,7 @@ class RunFolder:
             insort(self._order, record.key, key=_file_order)
         self._records[record.key] = record
         self._documents[record.key] = document
-        self._texts[record.key] = encoded(redact(f"  {_dumps(record.key)}: {_nested(document, 2)}"))
+        self._texts[record.key] = encoded(f"  {_dumps(record.key)}: {_nested(document, 2)}")
         self._aggregator.add(record)
 
 
@@ -206,7 +205,7 @@ def _atomic(path: Path) -> Iterator[BinaryIO]:
 
 def _write_text(path: Path, text: str) -> None:
     with _atomic(path) as out:
-        out.write(encoded(redact(text)))
+        out.write(encoded(text))
 
 
 def write_json(path: Path, data: Any) -> None:
