@@ -59,6 +59,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                      help="compact exactly where the session's own compaction lines are, trigger off: keep the "
                           "recorded tail (default) or =policy-tail the policy's own; summary budget = the recorded "
                           "summary's tokens")
+    options.add_instruction(run, repeatable=True)
     run.add_argument("--sections", metavar="A,B,...",
                      help="the summary sections to ask for (default: Goal,Constraints,Progress,Decisions,Files,"
                           "Errors,Next steps)")
@@ -160,9 +161,11 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
                          judge=args.judge, cache=args.cache == "on", settings=settings, prices=args.prices,
                          sections=parse_sections(args.sections), control=control,
                          request_timeout=args.request_timeout, retries=args.retries, record_errors=args.record_errors,
-                         answerer_window=args.answerer_window, rpm=args.rpm, tpm=args.tpm, **recorded)
-               for policy, model, summarizer, control in product(args.policy or ["default"], args.model or ["builtin"],
-                                                                 args.summarizer or ["same"], controls_of(args))]
+                         answerer_window=args.answerer_window, rpm=args.rpm, tpm=args.tpm,
+                         instruction=instruction, instruction_file=instruction_file, **recorded)
+               for policy, model, summarizer, control, (instruction, instruction_file)
+               in product(args.policy or ["default"], args.model or ["builtin"], args.summarizer or ["same"],
+                          controls_of(args), instructions_of(args))]
     recording = [with_recording(config, args.record_mode, args.cassettes) for config in configs]
     replaying = [config for config in recording if config.record_mode == "none"]
     if args.record_errors and replaying:  # a usage error before any work: the flag would do nothing
@@ -199,6 +202,11 @@ def effective_repeat(configs: list[RunConfig], repeat: int) -> int:
     stderr().print(f"note: --repeat {repeat} ignored: the builtin model is deterministic, so every repeat would "
                    f"be identical and only narrow the intervals; each case runs once", markup=False)
     return 1
+
+
+def instructions_of(args: argparse.Namespace) -> list[tuple[str | None, str | None]]:
+    """(text, file) per --instruction; one (None, None) without: the case's [summary] or the shipped one."""
+    return [options.instruction_text(value) for value in args.instruction] if args.instruction else [(None, None)]
 
 
 def controls_of(args: argparse.Namespace) -> list[str | None]:

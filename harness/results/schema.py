@@ -60,6 +60,10 @@ class Configuration:
     cassettes: str | None = None
     control: str | None = None  # a reference control replaced the summary (at the summarizer's own size)
     answerer_window: int | None = None  # given explicitly (--answerer-window); None: the model's or the case's
+    # A summary instruction other than the shipped one (--instruction): its text's digest identifies the
+    # configuration; the file it came from is recorded beside it, like the cassettes, and is no part of it.
+    instruction_sha256: str | None = None
+    instruction_file: str | None = None
 
     def describe(self) -> dict[str, Any]:
         """The configuration without its I/O part: what identifies a configuration in the matrix."""
@@ -70,10 +74,12 @@ class Configuration:
                 **({} if self.at_recorded_points is None else
                    {"at_recorded_points": self.at_recorded_points, "summary_tokens": self.summary_tokens}),
                 **({} if self.control is None else {"control": self.control}),
-                **({} if self.answerer_window is None else {"answerer_window": self.answerer_window})}
+                **({} if self.answerer_window is None else {"answerer_window": self.answerer_window}),
+                **({} if self.instruction_sha256 is None else {"instruction_sha256": self.instruction_sha256})}
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.describe(), "record_mode": self.record_mode, "cassettes": self.cassettes}
+        return {**self.describe(), "record_mode": self.record_mode, "cassettes": self.cassettes,
+                **({} if self.instruction_file is None else {"instruction_file": self.instruction_file})}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Configuration:
@@ -82,7 +88,7 @@ class Configuration:
                    data.get("judge"), data["cache"], tuple(data.get("settings", {}).items()),
                    None if sections is None else tuple(sections), data.get("at_recorded_points"),
                    data.get("summary_tokens"), data.get("record_mode"), data.get("cassettes"), data.get("control"),
-                   data.get("answerer_window"))
+                   data.get("answerer_window"), data.get("instruction_sha256"), data.get("instruction_file"))
 
 
 @dataclass(frozen=True)

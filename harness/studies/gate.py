@@ -115,7 +115,8 @@ def make_baseline(run: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-IO_KEYS = frozenset({"record_mode", "cassettes"})  # how the models were reached, not what was evaluated
+# how the models were reached and where the instruction file lay, not what was evaluated (its digest is)
+IO_KEYS = frozenset({"record_mode", "cassettes", "instruction_file"})
 
 
 def configuration_changes(baseline: dict[str, Any], run: dict[str, Any]) -> list[str]:
