@@ -31,6 +31,7 @@ from harness.results.shape import check_case_file, check_run
 from harness.results.schema import SCHEMA_VERSION, CaseRecord, RunHeader
 from harness.validate import encoded, read_json_file, writable_folder
 from harness.results.shards import check_shard_set
+from harness.results.versions import current
 
 # Fields that differ between two identical runs: left out when runs are compared for equality.
 VOLATILE_KEYS = frozenset({"merged_from", "created", "finished", "timings", "latency", "run_id", "out", "git_commit",
@@ -228,10 +229,9 @@ def read_run(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     run_file = path / "run.json" if path.is_dir() else path
     data = read_json(run_file, "the run", "no run here (expected a results folder with run.json)")
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-        found = data.get("schema_version") if isinstance(data, dict) else None
-        raise HarnessError(f"{run_file}: schema_version {found!r}, this harness reads {SCHEMA_VERSION}")
-    return check_run(data, str(run_file))
+    if not isinstance(data, dict):
+        raise HarnessError(f"{run_file}: not a run (expected a JSON object with schema_version)")
+    return check_run(current(data, str(run_file), "run it again with this harness"), str(run_file))
 
 
 def strip_volatile(data: Any) -> Any:

@@ -14,7 +14,7 @@ from typing import Any, Mapping, TypedDict, TypeVar
 
 from harness.failure import RequestFailure
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # raised on every format change; results.versions reads the older ones
 R = TypeVar("R", bound="_Flat")
 
 
@@ -117,7 +117,7 @@ class RunHeader:
         merged = data.get("merged_from")
         return cls(data["run_id"], data.get("label"), data["created"], data["harness_version"],
                    data.get("git_commit"), Configuration.from_json(data["configuration"]), data.get("shard"),
-                   None if merged is None else tuple(merged), data["schema_version"])
+                   None if merged is None else tuple(merged))  # read in the current format (results.versions)
 
 
 @dataclass(frozen=True)

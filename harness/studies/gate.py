@@ -21,6 +21,7 @@ from harness.metrics import Rate, bootstrap_difference, cluster_bootstrap_differ
 from harness.results.folder import SCHEMA_VERSION, read_json, write_json
 from harness.results.headline import group_of
 from harness.results.shape import check_baseline
+from harness.results.versions import current
 from harness.studies.failed_requests import failed_requests
 
 BASELINE_KIND = "compaction-harness-baseline"
@@ -172,9 +173,7 @@ def read_baseline(path: str | Path) -> dict[str, Any]:
     data = read_json(path, "the baseline", "no baseline here (write one with --update-baseline)")
     if not isinstance(data, dict) or data.get("kind") != BASELINE_KIND:
         raise HarnessError(f"{path}: not a compaction-harness baseline")
-    if data.get("schema_version") != SCHEMA_VERSION:
-        raise HarnessError(f"{path}: baseline schema_version {data.get('schema_version')!r}, this harness "
-                           f"writes {SCHEMA_VERSION}: re-create it with --update-baseline")
+    data = current(data, str(path), "re-create it with --update-baseline")
     for key in ("probes", "cases", "grade"):
         if key not in data:
             raise HarnessError(f"{path}: baseline has no {key!r}")
