@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("gate", help="compare a run with a baseline: exit 0 pass, 1 regression, 2 error, "
-                                              "3 configuration change")
+    what = "compare a run with a baseline: exit 0 pass, 1 regression, 2 error, 3 configuration change"
+    parser = commands.add_parser("gate", help=what, description=what + " (docs/ci.md)")
     parser.add_argument("run", metavar="RUN", help="a run folder, or the folder of a run with several configurations "
                                                 "(the one with the baseline's configuration is gated)")
     parser.add_argument("--baseline", required=True, metavar="FILE",

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.probes import CONDITIONS
+from harness.render.progress import Heartbeat
 from harness.render.provider import provider_note
 from harness.render.console import stderr, stdout
 from harness.render.compare import print_comparison, write_comparison
@@ -127,9 +128,10 @@ def render_summary(run: dict[str, Any], console: Console) -> None:
     for line in (spend_line(agg.get("cost_by_role") or {}), ceiling_line(agg.get("ceilings"))):
         if line:
             console.print(line, markup=False)
-    console.print(f"compaction latency: harness p50 {lat['harness_p50_s']} s p95 {lat['harness_p95_s']} s "
-                  f"(measured); model p50 {lat['model_p50_s']} s p95 {lat['model_p95_s']} s "
-                  f"({lat['model_time_source']})")
+    if lat.get("harness_p50_s") is not None:  # no compaction timed (none made, or a cassette miss): no line
+        console.print(f"compaction latency: harness p50 {lat['harness_p50_s']} s p95 {lat['harness_p95_s']} s "
+                      f"(measured); model p50 {lat['model_p50_s']} s p95 {lat['model_p95_s']} s "
+                      f"({lat['model_time_source']})")
     console.print(risk_line(run), markup=False)
     for case, error in agg["errors"].items():
         console.print(f"[red]error[/] in {case}: {error}", markup=True)
@@ -293,7 +295,13 @@ class RunProgress:
                             console=stderr(), transient=True, disable=self.as_json)
         with progress:
             task = progress.add_task("cases", total=total)
-            yield lambda record: progress.update(task, advance=1, description=record["case"])
+            beat = Heartbeat(label or "cases", total, quiet=self.as_json)  # the bar's stand-in off a terminal
+
+            def advance(record: dict[str, Any]) -> None:
+                progress.update(task, advance=1, description=record["case"])
+                beat.tick(record["case"])
+
+            yield advance
 
     def finished(self, finished: FinishedRun) -> None:
         folder, run = finished.folder, finished.run
