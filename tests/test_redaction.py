@@ -3,8 +3,7 @@ mention keys and headers writes every file byte for byte and reads it back equal
 and in a provider's 200 reply reaches no file of the run folder, report.html included."""
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -18,6 +17,7 @@ from harness.run.config import RunConfig
 from harness.run.matrix import run_cases
 
 from test_runner import SESSION, make_case
+from test_secrets import reply_json, serving
 
 WORDY = "Send the request with Authorization: Bearer token and the x-api-key header; api-key: local-dev-only."
 WORDY_SESSION = [SESSION[0], {"role": "user", "content": WORDY}, *SESSION[1:]]
@@ -96,14 +96,9 @@ class QuotingSummarizer(BaseHTTPRequestHandler):
     def do_POST(self):  # noqa: N802 (http.server's name)
         self.rfile.read(int(self.headers.get("content-length", 0)))
         text = f"## Goal\n- Use pnpm. {PROSE} Keys seen: {KEY} and {REPLY_KEY}.\n## Files\n- src/server/config.ts"
-        body = json.dumps({"id": "x", "object": "chat.completion", "model": "gpt-5", "choices": [
+        reply_json(self, 200, {"id": "x", "object": "chat.completion", "model": "gpt-5", "choices": [
             {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 40, "total_tokens": 140}}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+            "usage": {"prompt_tokens": 100, "completion_tokens": 40, "total_tokens": 140}})
 
     def log_message(self, *args):
         pass
@@ -111,12 +106,8 @@ class QuotingSummarizer(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def quoting_server(loopback):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), QuotingSummarizer)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    with serving(QuotingSummarizer) as url:
+        yield url
 
 
 def test_a_key_in_a_session_and_in_a_200_reply_reaches_no_file_of_the_run(tmp_path, capsys, monkeypatch,

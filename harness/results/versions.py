@@ -35,10 +35,11 @@ def current(document: dict[str, Any], where: str, redo: str) -> dict[str, Any]:
     found = document.get("schema_version")
     if found == SCHEMA_VERSION:
         return document
-    if isinstance(found, int) and not isinstance(found, bool) and found > SCHEMA_VERSION:
+    whole = isinstance(found, int) and not isinstance(found, bool)
+    if whole and found > SCHEMA_VERSION:
         raise HarnessError(f"{where}: written by results format version {found}; this is version {SCHEMA_VERSION}: "
                            f"read it with the newer compaction-harness that wrote it, or upgrade this one")
-    if found not in MIGRATIONS:
+    if not whole or found not in MIGRATIONS:
         raise HarnessError(f"{where}: written by results format version {found!r}; this is version {SCHEMA_VERSION}"
                            f", which reads versions {OLDEST} to {SCHEMA_VERSION}: {redo}")
     version = found
