@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from harness.errors import InputError
+from harness.redact import scrub_value
 from harness.validate import decode, encoded, parse_json
 
 ROLES = ("system", "user", "assistant", "tool", "compaction")
@@ -250,7 +251,7 @@ def _parse_line(raw: str, path: str, number: int) -> dict[str, Any]:
     unknown = sorted(set(record) - ALLOWED_KEYS[role])
     if unknown:
         raise InputError(path, number, unknown[0], f"unknown field on a {role} message")
-    return record
+    return scrub_value(record)  # a key pasted into a session never reaches a request or a result
 
 
 def _text(record: dict[str, Any], fail) -> str:

@@ -46,6 +46,7 @@ class Case:
     model_name: str | None
     probes: tuple[Probe, ...]
     settings: dict[str, Any] = field(default_factory=dict)  # optional [policy] overrides
+    summary_instruction: str | None = None  # optional [summary] instruction: the summarizer's instruction text
 
     @cached_property
     def session(self) -> Session:

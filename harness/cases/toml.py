@@ -16,6 +16,7 @@ from typing import Any
 
 from harness.cases.schema import KINDS, POINT, POOLS, Case, Probe
 from harness.errors import HarnessError, InputError
+from harness.redact import scrub
 from harness.matching import normalise_item
 from harness.session import Session, write_session
 from harness.validate import encoded, inside, read_text, reject_unknown, safe_segment
@@ -23,7 +24,8 @@ from harness.validate import encoded, inside, read_text, reject_unknown, safe_se
 CASE_FILE = "case.toml"
 SESSION_FILE = "session.jsonl"
 # Every key case.toml takes: a misspelt one is an error, never silently ignored.
-TABLES = ("case", "model", "probe", "policy", "generator")
+TABLES = ("case", "model", "probe", "policy", "summary", "generator")
+SUMMARY_KEYS = ("instruction",)
 CASE_KEYS = ("id", "title", "pool", "session", "notes")
 MODEL_KEYS = ("name", "context_window", "max_output_tokens")
 PROBE_KEYS = ("id", "kind", "question", "all", "none", "regex", "planted_at", "rubric", "at", "draft", "accept",
@@ -64,6 +66,11 @@ def load_case(directory: str | Path) -> Case:
     session_file = _optional(case, "session", str, where, "case", SESSION_FILE)
     inside(directory / session_file, directory, where, "case.session")
     settings = _optional(data, "policy", dict, where, "", {})
+    summary = _optional(data, "summary", dict, where, "", {})
+    reject_unknown(summary, SUMMARY_KEYS, where, "summary")
+    instruction = _optional(summary, "instruction", str, where, "summary", None)
+    if instruction is not None and not instruction.strip():
+        raise InputError(where, None, "summary.instruction", "is empty: leave it out to use the shipped instruction")
     return Case(
         id=case_id,
         title=_optional(case, "title", str, where, "case", case_id),
@@ -76,6 +83,7 @@ def load_case(directory: str | Path) -> Case:
         model_name=_optional(model, "name", str, where, "model", None),
         probes=probes,
         settings=dict(settings),
+        summary_instruction=None if instruction is None else scrub(instruction),
     )
 
 

@@ -25,8 +25,20 @@ COMMANDS = (run, compare, gate, merge, simulate, cases, cost, calibrate, validat
             view)
 
 
+class Parser(argparse.ArgumentParser):
+    """Every parser and subparser: no abbreviated options (`--cases` is never taken for `--cases-dir`), and a
+    usage error is one line naming the command and `--help`, exit 2, not the whole usage."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="compaction-harness",
         description="Evaluate automatic context compaction in LLM agents: what the agent still knows after "
                     "compaction, and what the compaction costs.")

@@ -131,6 +131,28 @@ def add_record_options(parser: argparse.ArgumentParser, *, record_default: str |
     parser.add_argument("--cassettes", default=cassettes_default, help=cassettes_help)
 
 
+def add_instruction(parser: argparse.ArgumentParser, *, repeatable: bool) -> None:
+    parser.add_argument("--instruction", action="append" if repeatable else "store", metavar="FILE",
+                        help="the summary instruction sent after the history, in place of the shipped one (`default`"
+                             "; copy harness/compaction/instruction.md to start): {sections} and {budget} are filled"
+                             + (" (repeatable: one configuration each, compared side by side)" if repeatable else ""))
+
+
+def instruction_text(value: str) -> tuple[str, str]:
+    """(text, name) of an --instruction: `default` is the shipped one; a file is read as UTF-8, its keys
+    removed (scrub) before it is sent or recorded."""
+    from harness.compaction.summarizer import SUMMARY_INSTRUCTION
+    from harness.redact import scrub
+    from harness.validate import read_text
+
+    if value == "default":
+        return SUMMARY_INSTRUCTION, "default"
+    text = read_text(value, "an instruction file", "--instruction: cannot read the file").rstrip("\n")
+    if not text.strip():
+        raise HarnessError(f"--instruction {value}: the file is empty")
+    return scrub(text), value
+
+
 def add_prices(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prices", metavar="FILE", help="a TOML price file over the shipped table")
 

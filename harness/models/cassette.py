@@ -24,14 +24,13 @@ from typing import Any, Callable
 import httpx2
 
 from harness.errors import HarnessError
-from harness.models.base import KEY_VARIABLES, LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER
+from harness.models.base import LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER
 from harness.models.cassette_file import CASSETTE_VERSION, check_cassette
-from harness.redact import redact
+from harness.redact import scrub_value
 from harness.validate import encoded
 
 # Transient failures are retried by the SDK; recording them would make every replay sleep and retry.
 _UNRECORDED_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
-REDACTED = "<redacted>"
 
 
 def _succeeded(interaction: dict[str, Any]) -> bool:
@@ -77,17 +76,13 @@ def request_hash(canonical: dict[str, Any]) -> str:
 
 class CassetteTransport(httpx2.BaseTransport):
     def __init__(self, path: Path, *, inner: httpx2.BaseTransport | None, mode: str = "none", case_id: str = "?",
-                 secrets: tuple[str, ...] = (), record_errors: bool = False,
-                 key: Callable[[dict[str, Any]], dict[str, Any]] | None = None):
+                 record_errors: bool = False, key: Callable[[dict[str, Any]], dict[str, Any]] | None = None):
         self.path, self.inner, self.case_id = Path(path), inner, case_id
         # What a request matches on: its canonical form, or what `key` makes of it (a caller whose requests
         # carry dates or ids that differ between runs normalises them, e.g. harness.scripted.normalise)
         self.key = key
         self.record_errors = record_errors  # keep 4xx replies too (to replay a failure on purpose)
         self.mode = mode if mode != "once" else ("all" if not self.path.exists() else "none")
-        # Never persist a key, even if a caller put one in a body: scrub every known key value on write.
-        self.secrets = tuple(s for s in (*secrets, *(os.environ.get(v, "") for v in KEY_VARIABLES.values()))
-                             if len(s) >= 8)
         self.interactions: list[dict[str, Any]] = [] if self.mode == "all" else self._load()
         self._queues: dict[str, list[int]] = {}
         for index, interaction in enumerate(self.interactions):
@@ -104,7 +99,7 @@ class CassetteTransport(httpx2.BaseTransport):
 
     def _save(self) -> None:
         document = {"version": CASSETTE_VERSION, "case": self.case_id, "interactions": self.interactions}
-        text = redact(json.dumps(document, indent=2, ensure_ascii=False, sort_keys=False) + "\n", self.secrets)
+        text = json.dumps(document, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # unique per writer: two recordings into one folder never share (and lose) a temporary file
         temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
@@ -172,7 +167,8 @@ class CassetteTransport(httpx2.BaseTransport):
         except (json.JSONDecodeError, UnicodeDecodeError):
             body = content.decode("utf-8", "replace")
         self.interactions.append({
-            "hash": digest, "request": stored_form(canonical),
+            # a key a user put in a case reaches no file (replies were cleaned on arrival: SecretFilter)
+            "hash": digest, "request": scrub_value(stored_form(canonical)),
             "response": {"status": status, "body": body},
             "elapsed_s": round(elapsed, 6),
             "recorded_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from harness.errors import HarnessError
-from harness.models.base import Usage
+from harness.models.base import EMULATOR, Usage
 from harness.validate import read_text
 
 PER_MILLION = 1_000_000
@@ -151,6 +151,9 @@ def resolve(model: str, prices: PriceTable) -> ModelPrice:
     for candidate in candidates:
         if candidate in prices:
             return prices[candidate]
+    if model.strip().endswith(f"@{EMULATOR}"):  # the emulator charges nothing: a model it serves needs no row
+        return ModelPrice(name, model.split(":", 1)[0], 0.0, 0.0, 0.0,
+                          note="served by the emulator, which is free (no price row)")
     raise HarnessError(
         f"no price for model {model!r}: pass --prices FILE with a row such as "
         f'[models."{name}"] input = 1.0, cache_read = 0.1, cache_write = 1.25, output = 5.0 '

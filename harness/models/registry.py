@@ -96,7 +96,7 @@ def open_client(
         return BuiltinClient()
 
     from harness.models.cassette import CassetteTransport, will_record
-    from harness.models.transport import RetryAfterCap, live_transport
+    from harness.models.transport import RetryAfterCap, SecretFilter, live_transport
 
     recording_possible = cassette_path is None or will_record(Path(cassette_path), record_mode)
     api_key = _api_key(parsed, needed=recording_possible)
@@ -108,6 +108,8 @@ def open_client(
             inner = EmulatorTransport()
         elif recording_possible:
             inner = live_transport()
+    if inner is not None:  # below the cassette: a recording keeps the reply as the run saw it
+        inner = SecretFilter(inner)
     if limiter is not None and inner is not None:
         from harness.models.ratelimit import RateLimitedTransport
 
@@ -115,8 +117,8 @@ def open_client(
     stack: Any = inner
     if cassette_path is not None:
         stack = CassetteTransport(
-            Path(cassette_path), inner=inner, mode=record_mode, case_id=case_id or "?",
-            secrets=tuple(v for v in (api_key,) if v), record_errors=record_errors, key=cassette_key,
+            Path(cassette_path), inner=inner, mode=record_mode, case_id=case_id or "?", record_errors=record_errors,
+            key=cassette_key,
         )
     stack = RetryAfterCap(stack, max_retry_after_s)
     if parsed.compacts:

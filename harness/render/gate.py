@@ -147,11 +147,15 @@ def show_gate(verdict: Verdict, run_id: str, baseline_path: str, *, junit: str |
 
 
 def show_baseline(baseline: dict[str, Any], path: str, as_json: bool = False) -> None:
+    grade = baseline["grade"]
+    # never graded: the point comes after a compaction this policy never makes (failed requests are refused)
+    unreached = sum(1 for probe in baseline["probes"].values() if probe.get(grade) is None)
     if as_json:
         print(json.dumps({"baseline": path, "run": baseline["run_id"], "probes": len(baseline["probes"]),
-                          "grade": baseline["grade"], "cases": baseline["cases"]}, indent=2))
+                          "unreached": unreached, "grade": grade, "cases": baseline["cases"]}, indent=2))
         return
-    stdout().print(f"baseline written: {path} ({len(baseline['probes'])} probes, grade {baseline['grade']})")
+    never = f", {unreached} at points this policy never reaches (not gated)" if unreached else ""
+    stdout().print(f"baseline written: {path} ({len(baseline['probes'])} probes{never}, grade {grade})")
 
 
 def config_change_lines(verdict: Verdict) -> list[str]:

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness.probes import CONDITIONS
+from harness.render.progress import Heartbeat
 from harness.render.provider import provider_note
 from harness.render.console import stderr, stdout
 from harness.render.compare import print_comparison, write_comparison
@@ -199,7 +200,13 @@ class RunProgress:
         progress = case_progress(stderr(), self.as_json)
         with progress:
             task = progress.add_task("cases", total=total)
-            yield lambda record: progress.update(task, advance=1, description=record["case"])
+            beat = Heartbeat(label or "cases", total, quiet=self.as_json)  # the bar's stand-in off a terminal
+
+            def advance(record: dict[str, Any]) -> None:
+                progress.update(task, advance=1, description=record["case"])
+                beat.tick(record["case"])
+
+            yield advance
 
     def finished(self, finished: FinishedRun) -> None:
         folder, run = finished.folder, finished.run

@@ -48,8 +48,11 @@ def render_summary(run: dict[str, Any], console: Console) -> None:
     lines += [compactions_line(agg), spend or f"summarizer {fmt_cost(agg['cost'])}"]
     lines += [line for line in (ceiling_line(agg.get("ceilings")),) if line]
     lat = agg["latency"]
-    lines += [f"compaction latency: harness p50 {lat['harness_p50_s']} s p95 {lat['harness_p95_s']} s (measured); "
-              f"model p50 {lat['model_p50_s']} s p95 {lat['model_p95_s']} s ({lat['model_time_source']})", risk_line(run)]
+    if lat.get("harness_p50_s") is not None:  # no compaction timed (none made, or a cassette miss): no line
+        lines.append(f"compaction latency: harness p50 {lat['harness_p50_s']} s p95 {lat['harness_p95_s']} s "
+                     f"(measured); model p50 {lat['model_p50_s']} s p95 {lat['model_p95_s']} s "
+                     f"({lat['model_time_source']})")
+    lines.append(risk_line(run))
     for line in lines:
         console.print(line, markup=False)
     _listed(console, [f"error in {case}: {error}" for case, error in agg["errors"].items()], "errored cases")

@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
 from harness.errors import HarnessError
-from harness.redact import redact
 from harness.results.aggregate import Aggregator
 from harness.results.claim import claim_folder
 from harness.results.shape import check_case_file, check_run
 from harness.results.schema import SCHEMA_VERSION, CaseRecord, RunHeader
 from harness.validate import encoded, read_json_file, writable_folder
 from harness.results.shards import check_shard_set
+from harness.results.versions import current
 
 # Fields that differ between two identical runs: left out when runs are compared for equality.
 VOLATILE_KEYS = frozenset({"merged_from", "created", "finished", "timings", "latency", "run_id", "out", "git_commit",
@@ -131,11 +131,11 @@ class RunFolder:
                 (("aggregates", self._aggregator.result(final=bool(finished))),
                  *((("finished", finished),) if finished else ()))]
         with _atomic(self.run_file) as out:
-            out.write(encoded(redact("{\n" + ",\n".join(head) + ',\n "cases": ' + ("{\n" if keys else "{}"))))
+            out.write(encoded("{\n" + ",\n".join(head) + ',\n "cases": ' + ("{\n" if keys else "{}")))
             for position, key in enumerate(keys):  # no joined copy of every case's text
                 out.write(self._texts[key])
                 out.write(b",\n" if position < len(keys) - 1 else b"\n }")
-            out.write(encoded(redact(",\n" + ",\n".join(tail) + "\n}\n")))
+            out.write(encoded(",\n" + ",\n".join(tail) + "\n}\n"))
 
     def finish(self) -> dict[str, Any]:
         """The run finished: run.json written with its finishing time, returned as a dict."""
@@ -173,7 +173,7 @@ class RunFolder:
             insort(self._order, record.key, key=_file_order)
         self._records[record.key] = record
         self._documents[record.key] = document
-        self._texts[record.key] = encoded(redact(f"  {_dumps(record.key)}: {_nested(document, 2)}"))
+        self._texts[record.key] = encoded(f"  {_dumps(record.key)}: {_nested(document, 2)}")
         self._aggregator.add(record)
 
 
@@ -206,7 +206,7 @@ def _atomic(path: Path) -> Iterator[BinaryIO]:
 
 def _write_text(path: Path, text: str) -> None:
     with _atomic(path) as out:
-        out.write(encoded(redact(text)))
+        out.write(encoded(text))
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -229,10 +229,9 @@ def read_run(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     run_file = path / "run.json" if path.is_dir() else path
     data = read_json(run_file, "the run", "no run here (expected a results folder with run.json)")
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-        found = data.get("schema_version") if isinstance(data, dict) else None
-        raise HarnessError(f"{run_file}: schema_version {found!r}, this harness reads {SCHEMA_VERSION}")
-    return check_run(data, str(run_file))
+    if not isinstance(data, dict):
+        raise HarnessError(f"{run_file}: not a run (expected a JSON object with schema_version)")
+    return check_run(current(data, str(run_file), "run it again with this harness"), str(run_file))
 
 
 def strip_volatile(data: Any) -> Any:

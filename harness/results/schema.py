@@ -14,7 +14,7 @@ from typing import Any, Mapping, TypedDict, TypeVar
 
 from harness.failure import RequestFailure
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 3  # raised on every format change; results.versions reads the older ones
 R = TypeVar("R", bound="_Flat")
 
 
@@ -60,6 +60,10 @@ class Configuration:
     cassettes: str | None = None
     control: str | None = None  # a reference control replaced the summary (at the summarizer's own size)
     answerer_window: int | None = None  # given explicitly (--answerer-window); None: the model's or the case's
+    # A summary instruction other than the shipped one (--instruction): its text's digest identifies the
+    # configuration; the file it came from is recorded beside it, like the cassettes, and is no part of it.
+    instruction_sha256: str | None = None
+    instruction_file: str | None = None
     runtime: str | None = None  # a real runtime drove the case (NAME@VERSION); its compactions are replayed
     runtime_compaction: bool = True  # False: the runtime's control, its compaction switched off
     runtime_settings: tuple[tuple[str, str], ...] = ()  # the run's values for the adapter's [settings]
@@ -74,12 +78,14 @@ class Configuration:
                    {"at_recorded_points": self.at_recorded_points, "summary_tokens": self.summary_tokens}),
                 **({} if self.control is None else {"control": self.control}),
                 **({} if self.answerer_window is None else {"answerer_window": self.answerer_window}),
+                **({} if self.instruction_sha256 is None else {"instruction_sha256": self.instruction_sha256}),
                 **({} if self.runtime is None else
                    {"runtime": self.runtime, "runtime_compaction": self.runtime_compaction,
                     **({"runtime_settings": dict(self.runtime_settings)} if self.runtime_settings else {})})}
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.describe(), "record_mode": self.record_mode, "cassettes": self.cassettes}
+        return {**self.describe(), "record_mode": self.record_mode, "cassettes": self.cassettes,
+                **({} if self.instruction_file is None else {"instruction_file": self.instruction_file})}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Configuration:
@@ -88,7 +94,8 @@ class Configuration:
                    data.get("judge"), data["cache"], tuple(data.get("settings", {}).items()),
                    None if sections is None else tuple(sections), data.get("at_recorded_points"),
                    data.get("summary_tokens"), data.get("record_mode"), data.get("cassettes"), data.get("control"),
-                   data.get("answerer_window"), data.get("runtime"), data.get("runtime_compaction", True),
+                   data.get("answerer_window"), data.get("instruction_sha256"), data.get("instruction_file"),
+                   data.get("runtime"), data.get("runtime_compaction", True),
                    tuple((data.get("runtime_settings") or {}).items()))
 
 
@@ -118,7 +125,7 @@ class RunHeader:
         merged = data.get("merged_from")
         return cls(data["run_id"], data.get("label"), data["created"], data["harness_version"],
                    data.get("git_commit"), Configuration.from_json(data["configuration"]), data.get("shard"),
-                   None if merged is None else tuple(merged), data["schema_version"])
+                   None if merged is None else tuple(merged))  # read in the current format (results.versions)
 
 
 @dataclass(frozen=True)

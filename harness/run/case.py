@@ -73,10 +73,11 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
     started = time.perf_counter()
     clients = Clients(plan, case.id if not repeat else f"{case.id}.r{repeat}")
     try:
+        template = config.instruction_for(case)
         summarizer: Summarizer = ModelSummarizer(clients.get(config.summarizer_spec), plan.summarizer.model,
-                                                 cache=config.cache, sections=config.sections)
+                                                 cache=config.cache, sections=config.sections, template=template)
         if plan.summarizer.compacts:  # the provider's own compaction; its client answers probes on the item
-            summarizer = ProviderSummarizer(clients.get(config.summarizer_spec), config.sections)
+            summarizer = ProviderSummarizer(clients.get(config.summarizer_spec), config.sections, template)
         if config.control:
             summarizer = ControlSummarizer(config.control, summarizer)
         runtime = None

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from harness.cases.schema import Case
 from harness.compaction.controls import CONTROLS
-from harness.compaction.summarizer import SECTIONS
+from harness.compaction.summarizer import SECTIONS, SUMMARY_INSTRUCTION
 from harness.errors import HarnessError
 from harness.models import ModelSpec, check_spec, require_key
 from harness.models.base import DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES
@@ -56,6 +56,10 @@ class RunConfig:
     prices: str | None = None  # a price file over the shipped table (--prices)
     sections: tuple[str, ...] = SECTIONS  # the sections the summary instruction asks for
     control: str | None = None  # a reference control summary instead (compaction.controls), sized by the summarizer
+    # The summary instruction's text (--instruction; None: not given, the case's [summary] or the shipped one)
+    # and the file it came from, as given.
+    instruction: str | None = None
+    instruction_file: str | None = None
     # How a request to a provider is made; never part of the configuration's record (results do not depend on it).
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT_S
     retries: int = DEFAULT_RETRIES
@@ -113,7 +117,18 @@ class RunConfig:
             self.cache, self.settings, None if self.sections == SECTIONS else self.sections,
             self.recorded_tail if self.at_points else None, self.summary_tokens if self.at_points else None,
             self.record_mode, self.cassettes if self.record_mode else None, self.control, self.answerer_window,
-            self.runtime_pin, self.runtime_compaction, self.runtime_settings)
+            *self._instruction_record(), self.runtime_pin, self.runtime_compaction, self.runtime_settings)
+
+    def _instruction_record(self) -> tuple[str | None, str | None]:
+        """(digest, file) of an instruction other than the shipped one; the shipped one, even named, is none."""
+        if self.instruction is None or self.instruction == SUMMARY_INSTRUCTION:
+            return None, None
+        return hashlib.sha256(self.instruction.encode()).hexdigest()[:16], self.instruction_file
+
+    def instruction_for(self, case: Case) -> str | None:
+        """The instruction template a case's summarizer sends: --instruction, else the case's [summary]
+        instruction, else None (the shipped one)."""
+        return self.instruction if self.instruction is not None else case.summary_instruction
 
     @property
     def system(self) -> str:

@@ -2,8 +2,8 @@
 headers, how it was classified, the step it used), written beside the run as it arrives.
 
 Keys never reach the file: credential headers and a `key` query parameter are dropped by name, and every other
-string field has the key values of the environment removed (`harness.redact`), field by field before the
-record is serialised."""
+string field has the environment's key values and key-shaped tokens removed (`harness.redact.scrub_value`),
+field by field before the record is serialised."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from harness.errors import HarnessError
-from harness.redact import redact_value
+from harness.redact import scrub_value
 
 CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie",
                                 "proxy-authorization"})
@@ -44,7 +44,7 @@ class RequestLog:
             self._seq += 1
             record = {"seq": self._seq, "wire": wire, "path": safe_path(path), "stream": stream, "kind": kind,
                       "step": step, "note": note, "headers": safe_headers(headers), "body": body}
-            line = json.dumps(redact_value(record, runtime_secrets()), ensure_ascii=False)
+            line = json.dumps(scrub_value(record, runtime_secrets()), ensure_ascii=False)
             self._handle.write(line + "\n")
             self._handle.flush()
             return self._seq

@@ -222,6 +222,8 @@ def run_label(config: RunConfig, label: str | None, several: bool) -> str | None
     name = f"{label + '-' if label else ''}{config.system}-{config.model}-{config.summarizer}"
     if config.control:
         name += f"-control-{config.control}"
+    if config.instruction_file:
+        name += f"-instruction-{Path(config.instruction_file).stem}"
     return name.replace(":", "_").replace("/", "_").replace("@", "_")
 
 
