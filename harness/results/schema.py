@@ -14,7 +14,7 @@ from typing import Any, Mapping, TypedDict, TypeVar
 
 from harness.failure import RequestFailure
 
-SCHEMA_VERSION = 3  # raised on every format change; results.versions reads the older ones
+SCHEMA_VERSION = 2  # raised on every format change; results.versions reads the older ones
 R = TypeVar("R", bound="_Flat")
 
 

@@ -7,10 +7,10 @@ step to MIGRATIONS. A version with no way here is refused as written by that ver
 as damaged: that word is for a file whose shape is broken (results.shape).
 
 1 -> 2: the configuration may carry `instruction_sha256` and `instruction_file` (a summary instruction
-        other than the shipped one); absent, the shipped instruction, as every version 1 run used.
-2 -> 3: the configuration may carry `runtime`, `runtime_compaction` and `runtime_settings` (a real runtime
-        drove the cases), a case's outcome its `runtime` drive, and the headline an `unreached` group;
-        absent, no runtime and no unreached points counted apart.
+        other than the shipped one); absent, the shipped instruction, as every version 1 run used. It may
+        also carry `runtime`, `runtime_compaction` and `runtime_settings` (a real runtime drove the cases), a
+        case's outcome its `runtime` drive, and the headline an `unreached` group (all added in the same
+        release); absent, no runtime and no unreached points counted apart.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _additive(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
-MIGRATIONS: dict[int, Migration] = {1: _additive, 2: _additive}  # version -> the step to version + 1
+MIGRATIONS: dict[int, Migration] = {1: _additive}  # version -> the step to version + 1
 OLDEST = min(MIGRATIONS)
 
 
