@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.atomic import write_atomic
 from harness.cases.schema import KINDS, POINT, POOLS, Case, Probe
 from harness.errors import HarnessError, InputError
 from harness.matching import normalise_item
@@ -291,7 +292,7 @@ def write_case_files(directory: str | Path, session: Session, toml_text: str, *,
     try:
         out.mkdir(parents=True, exist_ok=True)
         write_session(out / SESSION_FILE, session)
-        toml_path.write_bytes(encoded(toml_text))
+        write_atomic(toml_path, encoded(toml_text))
     except OSError as exc:
         raise HarnessError(f"{out}: cannot write the case: {exc.strerror}") from None
     return toml_path

@@ -23,6 +23,7 @@ from typing import Any
 
 import httpx2
 
+from harness.atomic import write_atomic
 from harness.errors import HarnessError
 from harness.models.base import KEY_VARIABLES, LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER
 from harness.models.cassette_file import CASSETTE_VERSION, check_cassette
@@ -101,14 +102,7 @@ class CassetteTransport(httpx2.BaseTransport):
     def _save(self) -> None:
         document = {"version": CASSETTE_VERSION, "case": self.case_id, "interactions": self.interactions}
         text = redact(json.dumps(document, indent=2, ensure_ascii=False, sort_keys=False) + "\n", self.secrets)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # unique per writer: two recordings into one folder never share (and lose) a temporary file
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        try:
-            temporary.write_bytes(encoded(text))
-            temporary.replace(self.path)  # atomic: an interrupted run never leaves half a cassette
-        finally:
-            temporary.unlink(missing_ok=True)
+        write_atomic(self.path, encoded(text))  # an interrupted run never leaves half a cassette
 
     # -- transport
 

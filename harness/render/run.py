@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from harness.atomic import write_atomic
 from harness.probes import CONDITIONS
 from harness.render.provider import provider_note
 from harness.render.console import stderr, stdout
@@ -273,7 +274,7 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
         lines += ["### Failed requests", "", f"{failed_request_count(agg)}.", "",
                   *(f"- {line}" for line in failed_request_lines(agg)), ""]
     lines += markdown_compaction_points([run], "###") + markdown_definitions()
-    path.write_text("\n".join(lines), encoding="utf-8", errors="backslashreplace")
+    write_atomic(path, "\n".join(lines))
 
 
 # ---------------------------------------------------------------------------------------------
