@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.probe_regex import risky_shape
 from harness.atomic import write_atomic
 from harness.cases.schema import KINDS, POINT, POOLS, Case, Probe
 from harness.errors import HarnessError, InputError
@@ -189,6 +190,8 @@ def _probe(raw: dict, where: str, number: int) -> Probe:
             fail(f"bad regex: {exc}")
         if compiled.search("") is not None:
             fail(f"regex {regex!r} matches an empty answer, so it would pass any answer")
+        if risk := risky_shape(regex):
+            fail(f"`regex` {regex!r}: {risk}")
     if not items and regex is None:
         fail("needs `all` or `regex`: something to check the answer against")
     for item in [*(a for i in items for a in ([i] if isinstance(i, str) else i)), *none]:
