@@ -28,7 +28,7 @@ from harness.results.claim import claim_folder
 from harness.results.shape import check_case_file, check_run
 from harness.results.schema import SCHEMA_VERSION, CaseRecord, RunHeader
 from harness.validate import encoded, read_json_file, writable_folder
-from harness.results.shards import check_shard_set
+from harness.results.shards import check_complete, check_shard_set
 
 # Fields that differ between two identical runs: left out when runs are compared for equality.
 VOLATILE_KEYS = frozenset({"merged_from", "created", "finished", "timings", "latency", "run_id", "out", "git_commit",
@@ -230,12 +230,15 @@ def strip_volatile(data: Any) -> Any:
     return data
 
 
-def merge_runs(paths: list[str | Path], out: str | Path) -> dict[str, Any]:
-    """Join shard results into one run that gates and compares exactly like an unsharded one."""
+def merge_runs(paths: list[str | Path], out: str | Path, *, allow_partial: bool = False) -> dict[str, Any]:
+    """Join shard results into one run that gates and compares exactly like an unsharded one. A shard that
+    is not whole is refused unless `allow_partial` (then what it holds is merged)."""
     if not paths:
         raise HarnessError("merge needs at least one run folder")
     runs = [(Path(p), read_run(p)) for p in paths]
     check_shard_set(runs)
+    for path, run in runs if not allow_partial else ():
+        check_complete(path if path.is_dir() else path.parent, run)
     configuration = runs[0][1]["configuration"]
     for path, run in runs[1:]:
         if run["configuration"] != configuration:
