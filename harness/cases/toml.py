@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from harness.cases.schema import KINDS, POINT, POOLS, Case, Probe
 from harness.errors import HarnessError, InputError
 from harness.matching import normalise_item
 from harness.session import Session, write_session
-from harness.validate import encoded, inside, read_text, reject_unknown, safe_segment
+from harness.validate import encoded, inside, parse_toml, read_text, reject_unknown, safe_segment
 
 CASE_FILE = "case.toml"
 SESSION_FILE = "session.jsonl"
@@ -234,10 +233,7 @@ def _is_item(item: Any) -> bool:
 def _read_toml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise HarnessError(f"{path}: no case.toml here (a case is a folder with case.toml and session.jsonl)")
-    try:
-        return tomllib.loads(read_text(path, "case.toml", "cannot read case.toml"))
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(str(path), None, None, f"bad TOML: {exc}") from None
+    return parse_toml(read_text(path, "case.toml", "cannot read case.toml"), str(path), "case.toml")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ def reply_problem(path: str, content: bytes) -> str | None:
         return f"an event stream where JSON was asked (starts {' '.join(start.split())!r})"
     try:
         body = json.loads(content)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, an integer past 4,300 digits, nested too deep
         kind = "HTML" if start[:1] == "<" else "text"
         return f"{kind}, not JSON (starts {' '.join(start.split())!r})" if start else "an empty body, not JSON"
     if not isinstance(body, dict):
