@@ -11,7 +11,13 @@ import json
 import pytest
 
 from harness.cases import discover
-from harness.models.emulator import Emulator
+from harness.failure import RequestFailed
+from harness.models.anthropic import AnthropicClient
+from harness.models.anthropic_compact import AnthropicCompactClient
+from harness.models.base import ChatMessage, ModelRequest
+from harness.models.emulator import Emulator, EmulatorTransport
+from harness.models.openai_compact import OpenAICompactClient
+from harness.models.registry import check_spec
 from harness.models.reply import reply_problem
 from harness.results.folder import RunFolder
 from harness.run.config import RunConfig
@@ -78,9 +84,10 @@ def test_a_bad_200_answer_costs_only_its_probe(tmp_path, cases, monkeypatch, kin
                             for i in recorded)  # the bad reply was not recorded
 
 
-def test_an_html_summarizer_reply_keeps_the_earlier_probes(tmp_path, cases, monkeypatch):
+@pytest.mark.parametrize("spec", [EMULATED, "anthropic:claude-sonnet-4-6@emulator"])
+def test_an_html_summarizer_reply_keeps_the_earlier_probes(tmp_path, cases, monkeypatch, spec):
     emulate(monkeypatch, BadReplies({2}, "text/html", HTML))  # the second summarizer call
-    run = run_with(tmp_path, cases, "out", "cassettes", summarizer=EMULATED)
+    run = run_with(tmp_path, cases, "out", "cassettes", summarizer=spec)
     probes = {p["id"]: p for p in run["cases"]["multi"]["probes"]}
     assert run["cases"]["multi"]["status"] == "ok"
     assert probes["early"]["valid"] and probes["early"]["conditions"]["compacted"]["retained"] is True
@@ -113,3 +120,24 @@ def test_a_recorded_body_of_the_wrong_shape_is_a_named_miss_then_re_recorded_und
     emulator.posts = 0
     final = run_with(tmp_path, cases, "final", "cassettes", mode="none", answerer=EMULATED)["cases"]["multi"]
     assert final["status"] == "ok" and emulator.posts == 0
+
+
+@pytest.mark.parametrize("spec, kind", [("openai-compact:gpt-5@emulator", "compact"),
+                                        ("anthropic-compact:claude-sonnet-4-6@emulator", "compact"),
+                                        ("openai-compact:gpt-5@emulator", "complete"),
+                                        ("anthropic:claude-sonnet-4-6@emulator", "complete")])
+@pytest.mark.parametrize("reply", ["html", "stream", "list"])
+def test_every_adapter_calls_a_bad_200_a_failed_request(spec, kind, reply):
+    """The provider-compaction adapters and the Messages adapter, each through its real SDK."""
+    content_type, content, problem = BAD_REPLIES[reply]
+    adapter = {"openai-compact": OpenAICompactClient, "anthropic-compact": AnthropicCompactClient,
+               "anthropic": AnthropicClient}[spec.partition(":")[0]]
+    parsed = check_spec(spec)
+    client = adapter(parsed, api_key="test-key", transport=EmulatorTransport(BadReplies({1}, content_type, content)),
+                     max_retries=0)
+    messages = (ChatMessage("user", "Use pnpm, not npm."),)
+    with pytest.raises(RequestFailed, match=f"^{spec}: unreadable response: {problem[:12]}"):
+        if kind == "compact":
+            client.compact(None, messages)
+        else:
+            client.complete(ModelRequest(parsed.model, None, messages, 64))
