@@ -97,3 +97,18 @@ def test_a_real_full_disk_keeps_the_earlier_files(tmp_path):
         assert sorted(p.name for p in disk.iterdir()) == ["report.md", "run.json"]
     finally:
         subprocess.run(["umount", str(disk)], check=True)
+
+
+def test_a_full_disk_at_a_case_file_stops_the_run_keeping_the_cases_before(tmp_path, monkeypatch, capsys):
+    make_case(tmp_path / "cases", "a")
+    make_case(tmp_path / "cases", "b")
+    out = tmp_path / "out"
+    _full_disk_for(monkeypatch, "b.json")
+    assert main(["run", "--cases-dir", str(tmp_path / "cases"), "--out", str(out)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.startswith(f"error: {out / 'cases' / 'b.json'}: cannot write the file (No space left on device)")
+    assert len(error.splitlines()) == 1
+    run = json.loads((out / "run.json").read_text())  # whole, holding the case finished before
+    assert list(run["cases"]) == ["a"] and "finished" not in run
+    assert sorted(p.name for p in (out / "cases").iterdir()) == ["a.json"]
+    assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")]
