@@ -25,13 +25,13 @@ from harness.models.builtin.keys import fact_key, value_key
 from harness.models.builtin.outputs import untagged
 from harness.models.builtin.noise import strip_noise, user_words
 from harness.models.builtin.reports import is_protocol_error, is_rejection, is_subagent, report_text
-from harness.models.builtin.sections import category_of, previous_summary, requested_sections
+from harness.models.builtin.sections import category_of, previous_summary, summary_format
 from harness.models.builtin.steps import (MIN_RUNS, command_key, command_of, error_line, first_line,
                                           recurring_command, step_of)
 from harness.models.builtin.tasks import TaskList, is_task_tool
 from harness.models.builtin.turns import document_title, is_pasted_document, is_shell_command
-from harness.models.builtin.text import (DECISION_CUES, HEADING, clip, count_cached, last_user, sentences,
-                                         tool_action)
+from harness.models.builtin.text import (DECISION_CUES, HEADING, clip, count_cached, sentences, tool_action)
+from harness.models.builtin.transcript import split_request
 
 FACTS_TITLE = "Exact values"
 NONE_ITEM = "(none)"
@@ -383,12 +383,9 @@ def _estimate(text: str) -> int:
 
 def summarize(request: ModelRequest) -> tuple[str, str]:
     """(summary text, finish reason) for a summary request."""
-    instruction = last_user(request)
-    sections = requested_sections(instruction.content if instruction else "")
-    history = request.messages
-    if instruction is not None:
-        cut = max(i for i, m in enumerate(history) if m is instruction)
-        history = history[:cut]
+    history, asked = split_request(request)
+    wanted = summary_format(asked, request.system or "")
+    sections = wanted.sections
     builder = _SummaryBuilder(sections)
     previous = previous_summary(history, sections)
     if previous is not None:
@@ -396,5 +393,6 @@ def summarize(request: ModelRequest) -> tuple[str, str]:
         history = history[:previous] + history[previous + 1:]
     builder.read_messages(history)
     builder.finish()
-    text, cut_short = builder.render(request.max_output_tokens)
-    return (text, "length") if cut_short else (fill(text, history, request.max_output_tokens), "stop")
+    budget = wanted.budget(request.max_output_tokens)  # XML: built under headings, then put into the tags
+    text, cut_short = builder.render(budget)
+    return (text, "length") if cut_short else (wanted.shaped(fill(text, history, budget)), "stop")
