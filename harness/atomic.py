@@ -48,3 +48,35 @@ def write_with(path: str | Path, fill: Callable[[BinaryIO], object]) -> Path:
         except OSError:
             pass
     return path
+
+
+class AppendOnly:
+    """An append-only log (JSON lines as they arrive, like the scripted server's request log), one whole
+    record per write: each record goes to the file in one write on an O_APPEND descriptor, and a write that
+    fails midway (a full disk) is cut back, so the file never ends in half a record; the error names it."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise WriteFailed(f"{self.path}: cannot open the file for writing ({exc.strerror or exc})") from None
+
+    def append(self, record: str) -> None:
+        data = record.encode("utf-8", "backslashreplace")
+        size = os.fstat(self._descriptor).st_size
+        try:
+            written = os.write(self._descriptor, data)
+            if written != len(data):
+                raise OSError(28, "No space left on device")  # a short write: the disk filled midway
+        except OSError as exc:
+            try:
+                os.ftruncate(self._descriptor, size)
+            except OSError:
+                pass
+            raise WriteFailed(f"{self.path}: cannot write the file ({exc.strerror or exc}); records written "
+                              f"before it are intact") from None
+
+    def close(self) -> None:
+        os.close(self._descriptor)

@@ -112,3 +112,25 @@ def test_a_full_disk_at_a_case_file_stops_the_run_keeping_the_cases_before(tmp_p
     assert list(run["cases"]) == ["a"] and "finished" not in run
     assert sorted(p.name for p in (out / "cases").iterdir()) == ["a.json"]
     assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_the_request_log_never_ends_in_half_a_record_on_a_full_disk(tmp_path):
+    from harness.errors import HarnessError
+    from harness.scripted.log import RequestLog
+
+    disk = tmp_path / "disk"
+    if not _mount_tiny_tmpfs(disk):
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        log = RequestLog(disk / "requests.jsonl")
+        with pytest.raises(HarnessError) as failed:
+            for number in range(1000):  # 1,000 records of ~1 KB: fifteen times the disk
+                log.write(path="/v1/chat/completions", headers={}, body={"n": number, "text": "x" * 1000},
+                          wire="openai", stream=False, kind="turn")
+        log.close()
+        assert str(failed.value).startswith(f"{disk / 'requests.jsonl'}: cannot write the file (No space")
+        lines = (disk / "requests.jsonl").read_text().splitlines(keepends=True)
+        assert lines and all(line.endswith("\n") and json.loads(line)["body"]["text"] for line in lines)
+        assert [json.loads(line)["seq"] for line in lines] == list(range(1, len(lines) + 1))
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
