@@ -80,11 +80,16 @@ def load_signatures(name: str = ALL, path: Path = SIGNATURES_FILE) -> Signatures
     if name != ALL and name not in table:
         raise HarnessError(f"runtime signatures {name!r}: unknown; choose {ALL} or one of {', '.join(table)}")
     chosen = tuple(table) if name == ALL else (name,)
+    return signatures_from({runtime: table[runtime] for runtime in chosen}, str(path))
+
+
+def signatures_from(tables: dict[str, dict[str, Any]], where: str) -> Signatures:
+    """Signatures from tables in this file's format, one per runtime (a runtime adapter carries its own)."""
     patterns: dict[str, list[Pattern]] = {kind: [] for kind in KINDS}
-    for runtime in chosen:
+    for runtime, table in tables.items():
         for kind in KINDS:
-            patterns[kind] += _patterns(table[runtime].get(kind) or {}, f"{path}: {runtime}.{kind}")
-    return Signatures(chosen, {kind: tuple(found) for kind, found in patterns.items()})
+            patterns[kind] += _patterns(table.get(kind) or {}, f"{where}: {runtime}.{kind}")
+    return Signatures(tuple(tables), {kind: tuple(found) for kind, found in patterns.items()})
 
 
 def _load(path: Path) -> dict[str, Any]:
