@@ -9,10 +9,10 @@ probe's matchers grade it) and, when a judge is given, `judged` (0 to 5 with a r
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
+from harness import probe_regex
 from harness.cases.schema import Probe
 from harness.compaction import ContextSnapshot
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse
@@ -66,7 +66,7 @@ def retained(context: ContextText | str, probe: Probe) -> Match:
     regex_ok = True
     if probe.regex is not None and not probe.all:
         texts = [verbatim.raw] + ([u.raw for u in summary.statements] if summary is not None else [])
-        regex_ok = any(re.search(probe.regex, x, re.IGNORECASE | re.MULTILINE) for x in texts)
+        regex_ok = any(probe_regex.search(probe.regex, x) for x in texts)
     return Match(not missing and not forbidden and regex_ok, missing, forbidden, regex_ok)
 
 

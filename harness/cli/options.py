@@ -102,11 +102,18 @@ def parse_settings(entries: Sequence[SettingArg]) -> tuple[tuple[str, Any], ...]
     return tuple(settings.items())
 
 
+BOOLEANS = {"true": True, "1": True, "yes": True, "on": True, "false": False, "0": False, "no": False, "off": False}
+
+
 def typed_setting(entry: SettingArg, key: str, value: str) -> Any:
     if key == "mode":
         return value
-    if key == "enabled":
-        return value.lower() in ("1", "true", "yes", "on")
+    if key == "enabled":  # strictly: a typo never turns compaction off
+        flag = BOOLEANS.get(value.strip().lower())
+        if flag is None:
+            given = f"--set {entry.pair!r}" if entry.flag == "--set" else f"{entry.flag} {value!r}"
+            raise HarnessError(f"{given}: enabled takes true or false")
+        return flag
     try:
         return int(value.replace("_", ""))
     except ValueError:

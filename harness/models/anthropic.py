@@ -8,6 +8,7 @@ from typing import Any
 import httpx2
 
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse, ModelSpec, Usage
+from harness.models.reply import checked_reply
 from harness.models.transport import latency_from, sdk_errors
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
@@ -38,6 +39,7 @@ class AnthropicClient(ModelClient):
         started = time.perf_counter()
         with sdk_errors(self.spec, anthropic_sdk()):
             raw = self._sdk.messages.with_raw_response.create(**message_params(request))
+            checked_reply(self.spec, raw.http_response)  # an HTML page or a stream is a failed request
             message = raw.parse()
         latency, source = latency_from(raw.headers, time.perf_counter() - started)
         data = message.model_dump()

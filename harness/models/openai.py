@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx2
 
-from harness.errors import HarnessError
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse, ModelSpec, Usage
+from harness.models.reply import checked_reply
 from harness.models.transport import latency_from, sdk_errors
 
 if TYPE_CHECKING:
@@ -47,11 +47,10 @@ class OpenAIClient(ModelClient):
         started = time.perf_counter()
         with sdk_errors(self.spec, openai_sdk()):
             raw = self._sdk.chat.completions.with_raw_response.create(**chat_params(request))
+            checked_reply(self.spec, raw.http_response)  # an HTML page or a stream is a failed request
             completion = raw.parse()
         latency, source = latency_from(raw.headers, time.perf_counter() - started)
         data = completion.model_dump()
-        if not data.get("choices"):
-            raise HarnessError(f"{self.spec}: response has no choices")
         choice = data["choices"][0]
         return ModelResponse(
             text=(choice.get("message") or {}).get("content") or "",

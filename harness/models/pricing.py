@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from harness.errors import HarnessError
 from harness.models.base import EMULATOR, Usage
-from harness.validate import read_text
+from harness.validate import parse_toml, read_text
 
 PER_MILLION = 1_000_000
 _DATE_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
@@ -64,10 +64,7 @@ def load_prices(path: str | Path | None = None) -> dict[str, ModelPrice]:
     if path is None:
         return table
     file = Path(path)
-    try:
-        document = tomllib.loads(read_text(file, "the prices file", "cannot read prices file"))
-    except tomllib.TOMLDecodeError as err:
-        raise HarnessError(f"{file}: not valid TOML: {err}") from None
+    document = parse_toml(read_text(file, "the prices file", "cannot read prices file"), str(file), "the prices file")
     for name, row in _rows(document, str(file)).items():
         table[name] = _merge(table.get(name), name, row, str(file))
     return table

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from harness.atomic import write_atomic
 from harness.render.console import stdout
 from harness.render.definitions import QUESTIONS, markdown_questions
 from harness.render.format import fixed, headline_rate, number, rate_percent, sourced_dollars, wilson_rate
@@ -169,12 +170,12 @@ def comparison_markdown(result: dict[str, Any], runs: list[dict[str, Any]]) -> s
 def write_comparison(result: dict[str, Any], runs: list[dict[str, Any]], folder: Path) -> None:
     """comparison.json and comparison.md of a multi-configuration run."""
     write_json(folder / "comparison.json", result)
-    (folder / "comparison.md").write_text(comparison_markdown(result, runs), encoding="utf-8", errors="backslashreplace")
+    write_atomic(folder / "comparison.md", comparison_markdown(result, runs))
     under_test = [r for r in runs if not r["configuration"].get("control")]
     report = folder / (under_test[0].get("label") or "") / "report.md" if len(under_test) == 1 else None
     if result.get("controls") and report is not None and report.exists():  # the controls belong to its report too
-        with report.open("a", encoding="utf-8", errors="backslashreplace") as out:
-            out.write("\n".join(controls_markdown(result)) + "\n")
+        write_atomic(report, report.read_bytes() + ("\n".join(controls_markdown(result)) + "\n").encode(
+            "utf-8", "backslashreplace"))
 
 
 def print_comparison(result: dict[str, Any], console: Console) -> None:
@@ -207,7 +208,7 @@ def show_compare(result: dict[str, Any], runs: list[dict[str, Any]], *, markdown
     """The compare command's output: the markdown file when asked, then JSON or the tables and the
     per-compaction-point tables."""
     if markdown_path:
-        Path(markdown_path).write_text(comparison_markdown(result, runs), encoding="utf-8", errors="backslashreplace")
+        write_atomic(markdown_path, comparison_markdown(result, runs))
     if as_json:
         print(json.dumps(result, indent=2))
         return

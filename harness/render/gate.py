@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from typing import Any, Mapping
 
 from rich.console import Console
 from rich.table import Table
 
+from harness.atomic import write_atomic
 from harness.render.console import stdout
 from rich.text import Text
 
@@ -137,9 +137,9 @@ def show_gate(verdict: Verdict, run_id: str, baseline_path: str, *, junit: str |
               as_json: bool = False) -> None:
     """The files asked for (JUnit XML, markdown), then the terminal verdict (or one JSON document)."""
     if junit:
-        Path(junit).write_text(junit_xml(verdict, run_id, lost), encoding="utf-8", errors="backslashreplace")
+        write_atomic(junit, junit_xml(verdict, run_id, lost))
     if markdown_path:
-        Path(markdown_path).write_text(markdown(verdict, run_id, baseline_path), encoding="utf-8", errors="backslashreplace")
+        write_atomic(markdown_path, markdown(verdict, run_id, baseline_path))
     if as_json:
         print(json.dumps({"run": run_id, "baseline": baseline_path, **verdict.to_json()}, indent=2))
     else:

@@ -10,6 +10,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from harness.atomic import write_atomic
 from harness.probes import CONDITIONS
 from harness.render.definitions import DEFINITIONS
 from harness.render.failed import failed_request_lines
@@ -29,7 +30,7 @@ def _template(name: str) -> str:
 
 def write_html(run: dict[str, Any], folder: Path) -> Path:
     path = folder / "report.html"
-    path.write_text(report_html(run, folder), encoding="utf-8", errors="backslashreplace")
+    write_atomic(path, report_html(run, folder))
     return path
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from harness.atomic import write_with
 from harness.errors import HarnessError
 from harness.render.format import dollars, percent
 from harness.render.shapes import shape_label
@@ -33,10 +34,11 @@ def _pyplot():
 
 def _save(fig, path: str | Path) -> Path:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    _pyplot().close(fig)
+    try:
+        fig.tight_layout()
+        write_with(path, lambda out: fig.savefig(out, format=path.suffix.lstrip(".") or "png", dpi=110))
+    finally:
+        _pyplot().close(fig)
     return path
 
 

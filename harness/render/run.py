@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from harness.atomic import write_atomic
 from harness.probes import CONDITIONS
 from harness.render.progress import Heartbeat
 from harness.render.provider import provider_note
@@ -171,7 +172,7 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
         lines += ["### Failed requests", "", f"{failed_request_count(agg)}.", "",
                   *(f"- {line}" for line in failed_request_lines(agg)), ""]
     lines += markdown_compaction_points([run], "###") + markdown_definitions()
-    path.write_text("\n".join(lines), encoding="utf-8", errors="backslashreplace")
+    write_atomic(path, "\n".join(lines))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.atomic import write_atomic
 from harness.runtimes.adapter import RuntimeAdapter, fill
 
 PASSED_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ", "TMPDIR")
@@ -39,8 +40,7 @@ def prepare(adapter: RuntimeAdapter, filled: dict[str, Any], workspace: Path) ->
     for path_template, text_template in adapter.files.items():
         where = f"{adapter.source}: files"
         path = Path(fill(path_template, filled, where))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(fill(text_template, filled, where).lstrip("\n"), encoding="utf-8")
+        write_atomic(path, fill(text_template, filled, where).lstrip("\n"))
     env = {k: os.environ[k] for k in PASSED_THROUGH if k in os.environ}
     env.update({k: fill(v, filled, f"{adapter.source}: env.{k}") for k, v in adapter.env.items()})
     env["PWD"] = str(workspace)

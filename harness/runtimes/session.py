@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness.atomic import write_atomic
 from harness.runtimes.adapter import RuntimeAdapter, fill
 from harness.runtimes.process import RuntimeFailed, RuntimeProcess
 
@@ -36,7 +37,7 @@ class ExecSession:
         code, out = self.current.wait(self.adapter.turn_timeout_s)
         self.sent += 1
         if self.log_dir is not None:  # what the runtime printed, kept beside the request log
-            (self.log_dir / f"prompt-{self.sent:02d}.out").write_text(out, encoding="utf-8")
+            write_atomic(self.log_dir / f"prompt-{self.sent:02d}.out", out)
         if code != 0:  # whether that lost the turn is the driver's call (a runtime may exit 1 after recovering)
             said = " | ".join(line.strip()[:300] for line in out.strip().splitlines()[-3:])
             self.errors.append(f"exited {code} on prompt {self.sent}{f': {said}' if said else ''}")

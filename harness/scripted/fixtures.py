@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from harness.atomic import write_atomic
 from harness.errors import HarnessError
 from harness.scripted.steps import Script
 
@@ -21,9 +22,7 @@ def write_workspace(script: Script, workspace: str | Path, case_dir: str | Path 
         if case_dir is not None and (Path(case_dir) / CASE_FILES).is_dir():
             shutil.copytree(Path(case_dir) / CASE_FILES, root, dirs_exist_ok=True)
         for call in script.calls:
-            path = root / call.fixture
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(call.output.encode("utf-8"))  # bytes: no newline translation, no encoding guess
+            write_atomic(root / call.fixture, call.output.encode("utf-8"))  # bytes: no newline translation
     except OSError as exc:
         raise HarnessError(f"workspace {root}: cannot write the fixtures: {exc.strerror or exc}") from None
     return root

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from harness.atomic import AppendOnly, WriteFailed
 from harness.errors import HarnessError
 from harness.redact import scrub_value
 
@@ -32,10 +33,9 @@ class RequestLog:
         self._lock = threading.Lock()
         self._seq = 0
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = self.path.open("a", encoding="utf-8")
-        except OSError as exc:
-            raise HarnessError(f"request log {self.path}: cannot open: {exc.strerror or exc}") from None
+            self._log = AppendOnly(self.path)  # one whole line per request, even on a full disk
+        except WriteFailed as exc:
+            raise HarnessError(f"request log {exc}") from None
 
     def write(self, *, path: str, headers: dict[str, str], body: Any, wire: str, stream: bool, kind: str,
               step: int | None = None, note: str | None = None) -> int:
@@ -45,13 +45,12 @@ class RequestLog:
             record = {"seq": self._seq, "wire": wire, "path": safe_path(path), "stream": stream, "kind": kind,
                       "step": step, "note": note, "headers": safe_headers(headers), "body": body}
             line = json.dumps(scrub_value(record, runtime_secrets()), ensure_ascii=False)
-            self._handle.write(line + "\n")
-            self._handle.flush()
+            self._log.append(line + "\n")
             return self._seq
 
     def close(self) -> None:
         with self._lock:
-            self._handle.close()
+            self._log.close()
 
 
 def safe_headers(headers: dict[str, str]) -> dict[str, str]:
