@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.session import Session, read_session
+from harness.tokens import MessageTokens, counter
 
 POOLS = ("desktop", "long", "autonomous", "edge", "real")
 KINDS = ("goal", "constraint", "artifact", "decision", "error", "recall", "update", "progress", "continuation")
@@ -50,6 +51,12 @@ class Case:
     @cached_property
     def session(self) -> Session:
         return read_session(self.directory / self.session_file)
+
+    @cached_property
+    def true_tokens(self) -> MessageTokens:
+        """The session's true (o200k) count per message, counted once for the run and read by the replay (its
+        step check and live context), the ceiling and the graded prompts' sizes alike."""
+        return MessageTokens(counter("o200k"), self.session.messages)
 
     @property
     def points(self) -> tuple[str, ...]:
