@@ -18,6 +18,7 @@ from harness.compaction import ContextSnapshot
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse
 from harness.models.compaction_item import item_reference
 from harness.session import Message, Session, message_text
+from harness.tokens import MessageTokens
 from harness.chat import chat_message
 from harness.matching import Haystack, Match, contains, match_items, stated_in, states
 
@@ -95,6 +96,12 @@ class Condition:
         if reference is not None:  # a provider item: only what it lets anyone read (None when opaque)
             summary = reference.readable
         return ContextText(Haystack(verbatim), Haystack(summary) if summary else None)
+
+    def prompt_tokens(self, sizes: MessageTokens) -> int:
+        """The context's true tokens: its messages from the session's table (counted once per run), its system
+        prompt and summary as bare texts."""
+        parts = sum(sizes.of(m) for m in (*self.kept, *self.messages))
+        return parts + sum(sizes.count_text(t) for t in (self.system, self.summary) if t)
 
     @property
     def opaque(self) -> bool:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.session import Session, read_session
+from harness.tokens import MessageTokens, counter
 
 POOLS = ("desktop", "long", "autonomous", "edge", "real")
 KINDS = ("goal", "constraint", "artifact", "decision", "error", "recall", "update", "progress", "continuation")
@@ -57,6 +58,12 @@ class Case:
         copy = replace(self)
         copy.__dict__["session"] = session  # what cached_property would have stored
         return copy
+
+    @cached_property
+    def true_tokens(self) -> MessageTokens:
+        """The session's true (o200k) count per message, counted once for the run and read by the replay (its
+        step check and live context), the ceiling and the graded prompts' sizes alike."""
+        return MessageTokens(counter("o200k"), self.session.messages)
 
     @property
     def points(self) -> tuple[str, ...]:

@@ -96,7 +96,8 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
             policy = at_recorded_points(policy, config.recorded_tail, config.summary_tokens)
         points = set(case.points) | {"end"}
         # a summarizer request that fails for good stops the replay there; the probes before it stand
-        compactor = Compactor(case.session, policy, summarizer, points=points, stop_on_failure=True)
+        compactor = Compactor(case.session, policy, summarizer, points=points, stop_on_failure=True,
+                              true=case.true_tokens)
         replay = compactor.run()
         replayed = time.perf_counter()
         meters = Meters(clients.get(config.answerer_spec), clients.get(config.judge) if config.judge else None)
