@@ -48,6 +48,13 @@ def _full_disk_for(monkeypatch, name: str) -> None:
     monkeypatch.setattr(harness.atomic, "open", opening, raising=False)
 
 
+def error_line(capsys) -> str:
+    """The one error line on stderr (a run without a terminal also prints progress lines there)."""
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error")]
+    assert len(errors) == 1, errors
+    return errors[0]
+
+
 def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, monkeypatch):
     target = tmp_path / "report.md"
     write_atomic(target, "the first report\n")
@@ -63,8 +70,8 @@ def test_a_full_disk_at_report_html_names_it_and_loses_nothing_written_before(tm
     out = tmp_path / "out"
     _full_disk_for(monkeypatch, "report.html")
     code = main(["run", "--cases-dir", str(tmp_path / "cases"), "--out", str(out)])
-    error = capsys.readouterr().err.strip()
-    assert code == 2 and len(error.splitlines()) == 1
+    error = error_line(capsys)
+    assert code == 2
     assert error == f"error: {out / 'report.html'}: cannot write the file (No space left on device); files " \
                     f"written before it are intact"
     run = json.loads((out / "run.json").read_text())  # whole, finished, and its case file beside it
@@ -105,9 +112,8 @@ def test_a_full_disk_at_a_case_file_stops_the_run_keeping_the_cases_before(tmp_p
     out = tmp_path / "out"
     _full_disk_for(monkeypatch, "b.json")
     assert main(["run", "--cases-dir", str(tmp_path / "cases"), "--out", str(out)]) == 2
-    error = capsys.readouterr().err.strip()
+    error = error_line(capsys)
     assert error.startswith(f"error: {out / 'cases' / 'b.json'}: cannot write the file (No space left on device)")
-    assert len(error.splitlines()) == 1
     run = json.loads((out / "run.json").read_text())  # whole, holding the case finished before
     assert list(run["cases"]) == ["a"] and "finished" not in run
     assert sorted(p.name for p in (out / "cases").iterdir()) == ["a.json"]
