@@ -18,7 +18,7 @@ from harness.compaction.context import LiveContext, Replay
 from harness.compaction.events import CompactionEvent, PruneEvent, Risk, SummaryCall, Totals, compaction_event
 from harness.compaction.fold import NOTHING, Fold, prepare, with_appendix
 from harness.compaction.provider import NOT_COMPACTED, kept_indices
-from harness.compaction.summarizer import Summarizer, SummaryInput, SummaryResult, summary_block
+from harness.compaction.summarizer import Summarizer, SummaryInput, SummaryResult, summary_block, within_budget
 from harness.failure import RequestFailed, RequestFailure
 from harness.policy.base import ContextView, Plan, Policy, SendPoint
 from harness.redact import redact
@@ -130,6 +130,7 @@ class Compactor:
         kept_text = tail.kept_text  # kept items with no message: messages of the context, not summary
         if fold.ask is not None:
             result, waiting = self._summarize(fold.ask.request)
+            result = within_budget(result, fold.ask.request.budget_tokens, self.true.tokens)
             if result.finish_reason == NOT_COMPACTED:  # no item came back: an outcome, never a fold
                 self._not_compacted(fold, result)
                 return

@@ -120,7 +120,8 @@ def render_summary(run: dict[str, Any], console: Console) -> None:
                   f"{fixed(s['mean_tokens'], 0)} tokens, compression {fixed(s['mean_compression_ratio'], 1)}x, "
                   f"artifact recall {fixed(s['mean_artifact_recall'], 2)} precision "
                   f"{fixed(s['mean_artifact_precision'], 2)}, "
-                  f"{s['hallucinated_paths']} hallucinated paths, {s['stale_facts']} stale facts")
+                  f"{s['hallucinated_paths']} hallucinated paths, {s['stale_facts']} stale facts"
+                  + (f", {s['over_budget']} over budget (graded cut to it)" if s.get("over_budget") else ""))
     console.print(f"summarizer usage: {usage.get('input_tokens', 0)} input ({usage.get('cached_input_tokens', 0)} "
                   f"cached, {usage.get('cache_write_tokens', 0)} written), {usage.get('output_tokens', 0)} output "
                   f"over {usage.get('calls', 0)} calls; {fmt_cost(agg['cost'])}")
