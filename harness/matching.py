@@ -19,7 +19,10 @@ _SPACE = re.compile(r"\s+")
 _TRAILING = ".,;:!?"
 # A statement is a line, a sentence or a clause: split at line breaks, sentence ends, `;` and inline list marks
 # (a one-line summary is read clause by clause; a quoted request of any length is one statement).
-_UNIT = re.compile(r"\n+|(?<=[.!?])\s+|;|\s[\u2022\u00b7]\s")
+# A line under a heading or a parent item is about what that names ("## Pending tasks", "- `config.go`:" over
+# "  - port 9090"): the statement's heading is its nearest heading or label line and its parent item.
+_CLAUSE = re.compile(r"(?<=[.!?])\s+|;|\s[\u2022\u00b7]\s")
+_LABEL_LINE = re.compile(r"^\s*(?:#+\s|.*:\W*$)")
 # An `all` item right after one of these (an article or "any" between at most) is stated as absent: "no small
 # ones", "not 8080", "never retried", "don't retry" (quotes are spaces by then: "don t").
 _NEGATED = re.compile(r"(?:\b(?:no|not|never|without|nor|no\s+longer)|\w+n\s+t)(?:\s+(?:a|an|the|any))?\s+$")
@@ -64,10 +67,11 @@ def normalise_item(item: str) -> str:
 
 
 class Haystack:
-    """A text normalised once: a long context is asked many questions."""
+    """A text normalised once: a long context is asked many questions. A statement also knows its heading."""
 
-    def __init__(self, raw: str):
+    def __init__(self, raw: str, heading: str = ""):
         self.raw = raw
+        self.heading = heading
 
     @cached_property
     def text(self) -> str:
@@ -76,7 +80,31 @@ class Haystack:
     @cached_property
     def statements(self) -> tuple[Haystack, ...]:
         """The lines, sentences and clauses of the text."""
-        return tuple(Haystack(u) for u in _UNIT.split(self.raw) if u.strip())
+        return tuple(Haystack(clause, heading) for line, heading in _lines_with_headings(self.raw)
+                     for clause in _CLAUSE.split(line) if clause.strip())
+
+    @cached_property
+    def heading_text(self) -> str:
+        return normalise(self.heading)
+
+
+def _lines_with_headings(raw: str) -> list[tuple[str, str]]:
+    """Each non-blank line with its heading: the latest heading or unindented label line (ending in `:`), and
+    the nearest less indented line above it (its parent item)."""
+    out, heading, parents = [], "", []  # parents: (indent, line) of the open items above
+    for line in raw.splitlines():
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        while parents and parents[-1][0] >= indent:
+            parents.pop()
+        if indent == 0 and _LABEL_LINE.match(line):
+            out.append((line, heading if not line.lstrip().startswith("#") else ""))
+            heading, parents = line, []
+            continue
+        out.append((line, " ".join(filter(None, (heading, parents[-1][1] if parents else "")))))
+        parents.append((indent, line))
+    return out
 
 
 def _word(char: str) -> bool:
@@ -175,10 +203,13 @@ def anchored(text: str, start: int, end: int, anchors: tuple[str, ...], words: i
 
 def bound_in(unit: Haystack, item: str, anchors: tuple[str, ...] | None, negatable: bool = True) -> bool:
     """`item` stated (not negated, when `negatable`) in `unit`, with one of `anchors` (any one will do) beside it
-    when anchors are given."""
+    or in the statement's heading, when anchors are given."""
     key = normalise_item(item)
     spans = [s for s in occurrences(unit.text, key) if not (negatable and negated(unit.text, s))]
-    return any(anchors is None or anchored(unit.text, s, s + len(key), anchors) for s in spans)
+    if not spans or anchors is None:
+        return bool(spans)
+    return (any(anchored(unit.text, s, s + len(key), anchors) for s in spans)
+            or any(anchor_in(unit.heading_text, a) for a in anchors))
 
 
 def stated_in(haystack: Haystack, item: str, anchors: tuple[str, ...] | None = None, negatable: bool = True) -> bool:

@@ -62,6 +62,22 @@ def test_a_summary_retains_a_fact_only_in_a_statement_that_names_its_referent():
     assert not retained(ContextText(Haystack(""), Haystack("port 9090")), self_anchored).passed  # never itself
 
 
+def test_a_heading_or_parent_item_names_the_referent_of_the_lines_under_it():
+    from harness.probes import ContextText
+    from harness.matching import Haystack
+
+    p = probe(all=(("9090",),), anchor=("port",))
+
+    def kept(summary: str) -> bool:
+        return retained(ContextText(Haystack(""), Haystack(summary)), p).passed
+
+    assert kept("## Dev server port\n- 9090, set in config.ts")
+    assert kept("Port settings:\n9090 on staging")
+    assert kept("- `config.ts` (port):\n  - changed to 9090")
+    assert not kept("## Budget\n- 9090 units\n## Port\n- unchanged")  # the heading of another section
+    assert not kept("- port\n- 9090")  # a sibling line is no heading
+
+
 def test_without_an_anchor_the_question_s_content_words_bind_the_fact():
     from harness.probes import ContextText, anchors
     from harness.matching import Haystack
