@@ -134,10 +134,10 @@ def line_picker(docs: list[tuple[bool, str]], budget: int, tokens: TokenCounter)
     return _fill(_lines(docs), "\n", budget, tokens)
 
 
-# A value: a path or file name, a number, an id (hex, TICKET-12, camelCase, snake_case) or a command.
-_VALUE = re.compile(r"(?:[\w.~-]*/[\w./~-]+|\b[\w-]+\.[A-Za-z]{1,5}\b|\b\d[\d.,:]*\b|\b[0-9a-f]{7,40}\b|"
-                    r"\b[A-Z][A-Z0-9]+-\d+\b|\b[a-z]+(?:[A-Z][a-z0-9]*)+\b|\b[A-Za-z]+(?:_[A-Za-z0-9]+)+\b|"
-                    r"`[^`\n]{2,80}`)")
+# A value: a path, a dotted name (file, host, version, module), a hex or ticket id, a camelCase or snake_case
+# name, a number, or a command in backticks.
+_VALUE = re.compile(r"(?:[\w.~-]*/[\w./~-]+|\b[\w-]+(?:\.[\w-]+)+\b|\b[0-9a-f]{7,40}\b|\b[A-Z][A-Z0-9]+-\d+\b|"
+                    r"\b[a-z]+(?:[A-Z][a-z0-9]*)+\b|\b[A-Za-z]+(?:_[A-Za-z0-9]+)+\b|\b\d[\d,:]*\b|`[^`\n]{2,80}`)")
 _LABEL = re.compile(r"[A-Za-z][\w-]*")
 
 
