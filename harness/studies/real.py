@@ -84,7 +84,8 @@ def _passes(probe: dict[str, Any] | None, condition: str, grade: str) -> bool:
 
 def over_budget(runs: dict[str, dict[str, Any]]) -> dict[str, int]:
     """Arm -> how many of its summaries were longer than the recorded size they were given (graded cut to it)."""
-    counts = {name: (run["aggregates"].get("summary") or {}).get("over_budget", 0) for name, run in runs.items()}
+    counts = {name: ((run.get("aggregates") or {}).get("summary") or {}).get("over_budget", 0)
+              for name, run in runs.items()}
     return {name: n for name, n in counts.items() if n}
 
 
