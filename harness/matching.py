@@ -80,12 +80,23 @@ class Haystack:
     @cached_property
     def statements(self) -> tuple[Haystack, ...]:
         """The lines, sentences and clauses of the text."""
-        return tuple(Haystack(clause, heading) for line, heading in _lines_with_headings(self.raw)
-                     for clause in _CLAUSE.split(line) if clause.strip())
+        return tuple(unit for line, heading in _lines_with_headings(self.raw) for unit in _clauses(line, heading))
 
     @cached_property
     def heading_text(self) -> str:
         return normalise(self.heading)
+
+
+def _clauses(line: str, heading: str) -> list[Haystack]:
+    """A line's clauses; a label clause ("Pending tasks:", "## Next") heads the clauses after it in the line, as
+    it would the lines under it (a summary joined into one line keeps its structure)."""
+    out, label = [], ""
+    for clause in _CLAUSE.split(line):
+        if clause.strip():
+            out.append(Haystack(clause, f"{heading} {label}".strip()))
+            if _LABEL_LINE.match(clause.strip()):
+                label = clause
+    return out
 
 
 def _lines_with_headings(raw: str) -> list[tuple[str, str]]:

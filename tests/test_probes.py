@@ -76,6 +76,8 @@ def test_a_heading_or_parent_item_names_the_referent_of_the_lines_under_it():
     assert kept("- `config.ts` (port):\n  - changed to 9090")
     assert not kept("## Budget\n- 9090 units\n## Port\n- unchanged")  # the heading of another section
     assert not kept("- port\n- 9090")  # a sibling line is no heading
+    assert kept("## Port; 9090; tests green") and kept("Port:; 9090")  # the same structure joined into one line
+    assert not kept("## Budget; 9090 units; ## Port; unchanged")
 
 
 def test_without_an_anchor_the_question_s_content_words_bind_the_fact():
