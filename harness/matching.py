@@ -4,7 +4,10 @@ Both sides are normalised the same way (case, whitespace, path separators, quote
 trailing punctuation), then an item matches only on token boundaries: a number never inside a longer number
 (`79` is not in `179`, `5` is not in `1.5`), a word never inside another word (`ok` is not in `token`).
 A `none` item counts only where it is *stated*: a mention marked as history ("changed from 7421", "7421 -> 7555",
-"not npm", "7421 (old)") states nothing. Pure functions, no I/O.
+"not npm", "7421 (old)") states nothing. An `all` item stated as absent ("not 8080", "no small ones") is not
+present. In a summary or a long answer an item counts only where a statement binds it to the probe's referent
+(an anchor beside it, or in the statement's heading): presence bound to what it is about, not layout.
+Pure functions, no I/O.
 """
 
 from __future__ import annotations
