@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Mapping
 
+from harness.metrics import mcnemar_exact
 from harness.studies.gate import paired_headline
 
 SEPARATES = 0.01  # the instrument separates a summarizer from a control when McNemar p is below this
@@ -42,6 +43,11 @@ def _over_strongest(ours: Mapping[str, bool], controls: Mapping[str, Mapping[str
             "separated": found["p_value"] < SEPARATES}
 
 
+def _exact(found: dict[str, Any]) -> dict[str, Any]:
+    """paired_headline rounds p to 6 places; a margin states it exactly (3 significant digits)."""
+    return {**found, "p_value": float(f"{mcnemar_exact(found['only_a'], found['only_b']):.3g}")}
+
+
 def _versus(ours: Mapping[str, bool], theirs: Mapping[str, bool], keys: list[str]) -> dict[str, Any]:
     """paired_headline with the control as `a` and the summarizer as `b` (b - a: the summarizer's margin)."""
-    return paired_headline([(k, bool(theirs[k]), bool(ours[k])) for k in keys if k in theirs])
+    return _exact(paired_headline([(k, bool(theirs[k]), bool(ours[k])) for k in keys if k in theirs]))
