@@ -130,7 +130,6 @@ class Compactor:
         kept_text = tail.kept_text  # kept items with no message: messages of the context, not summary
         if fold.ask is not None:
             result, waiting = self._summarize(fold.ask.request)
-            result = within_budget(result, fold.ask.request.budget_tokens, self.true.tokens)
             if result.finish_reason == NOT_COMPACTED:  # no item came back: an outcome, never a fold
                 self._not_compacted(fold, result)
                 return
@@ -143,6 +142,10 @@ class Compactor:
             if fold.ask.reject_if_larger and context.totals_after(block, tail.start, kept, kept_text).est > before.est:
                 self._reject(fold, result, text)
                 return
+            if not provider:  # kept: graded and carried on as the budget allows (the policy judged what was written)
+                result = within_budget(result, fold.ask.request.budget_tokens, self.true.tokens)
+                text = with_appendix(result.text, fold.ask.appendix)
+                block = summary_block(text, number)
         head_start = context.live_start
         context.fold(block, tail.start, kept, kept_text)
         self.policy.folded(tail.start, context.kept, block, context.summary_est)
