@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from harness import probe_regex
+
 _QUOTES = re.compile(r"[\"'`\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u00ab\u00bb]")
 _THOUSANDS = re.compile(r"(?<=\d)[,_](?=\d{3}(?!\d))")
 _SPACE = re.compile(r"\s+")
@@ -297,5 +299,5 @@ def match_items(haystack: Haystack, all_items: tuple[tuple[str, ...], ...], none
     missing = tuple(item[0] for item in all_items if not any(found(a) for a in item))
     where = haystack if none_in is None else none_in
     forbidden = tuple(n for n in none if states(where, n))
-    regex_ok = regex is None or re.search(regex, haystack.raw, re.IGNORECASE | re.MULTILINE) is not None
+    regex_ok = regex is None or probe_regex.search(regex, haystack.raw)
     return Match(not missing and not forbidden and regex_ok, missing, forbidden, regex_ok)

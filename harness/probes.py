@@ -9,15 +9,16 @@ probe's matchers grade it) and, when a judge is given, `judged` (0 to 5 with a r
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
+from harness import probe_regex
 from harness.cases.schema import Probe
 from harness.compaction import ContextSnapshot
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse
 from harness.models.compaction_item import item_reference
 from harness.session import Message, Session, message_text
+from harness.tokens import MessageTokens
 from harness.chat import chat_message
 from harness.matching import (Haystack, Match, anchored, asks_absence, contains, match_items, normalise_item, occurrences,
                               question_anchors, stated_in, states)
@@ -76,7 +77,7 @@ def retained(context: ContextText | str, probe: Probe) -> Match:
     regex_ok = True
     if probe.regex is not None and not probe.all:
         texts = [verbatim.raw] + ([u.raw for u in summary.statements] if summary is not None else [])
-        regex_ok = any(re.search(probe.regex, x, re.IGNORECASE | re.MULTILINE) for x in texts)
+        regex_ok = any(probe_regex.search(probe.regex, x) for x in texts)
     return Match(not missing and not forbidden and regex_ok, missing, forbidden, regex_ok)
 
 
@@ -105,6 +106,12 @@ class Condition:
         if reference is not None:  # a provider item: only what it lets anyone read (None when opaque)
             summary = reference.readable
         return ContextText(Haystack(verbatim), Haystack(summary) if summary else None)
+
+    def prompt_tokens(self, sizes: MessageTokens) -> int:
+        """The context's true tokens: its messages from the session's table (counted once per run), its system
+        prompt and summary as bare texts."""
+        parts = sum(sizes.of(m) for m in (*self.kept, *self.messages))
+        return parts + sum(sizes.count_text(t) for t in (self.system, self.summary) if t)
 
     @property
     def opaque(self) -> bool:

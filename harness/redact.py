@@ -1,10 +1,18 @@
-"""The output secret filter: no key leaves the process in results, reports, cassettes, logs or errors.
+"""Secrets are removed where they enter, never by a pattern over a written file.
 
-A provider's error body may quote the request's headers back (a 401 echoing `Authorization: Bearer ...`),
-so every string the harness writes or prints passes through `redact`. It removes the values of the key
-variables in the environment, the value of any Authorization / x-api-key / api-key header, bearer tokens
-and `sk-`-shaped keys. The token patterns are shared with the importers' transcript filter
-(harness.importers.redact), which counts what it removes; this one only removes.
+A key reaches the harness in four places: the provider key variables (sent only as a request header, which
+no file keeps), a session or instruction a user points at, a provider's reply (a 200 body may quote a key, an
+error body may quote the request's headers back) and an exception's text. Each entry removes it there, before
+anything is built or serialised from it:
+
+- `scrub` / `scrub_value`: content (sessions, replies). Removes the exact key values of the environment and
+  key-shaped tokens (`sk-...`, `AKIA...`, `ghp_...`, a long token after `Bearer `). Ordinary prose that
+  mentions a header or a token ("Bearer token", `x-api-key`, a probe id `c2-api-key`) stays byte for byte.
+- `redact` / `redact_error_body`: error texts only, where a header quoted back is expected: the above plus
+  the value after `Authorization:` / `x-api-key:` / `api-key=` and, in a JSON body, any field of that name.
+
+The token shapes are shared with the importers' transcript filter (harness.importers.redact), which counts
+what it removes; these only remove.
 """
 
 from __future__ import annotations
@@ -26,8 +34,10 @@ TOKEN_PATTERNS = (
     re.compile(r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{20,}"),
     re.compile(r"(?<=Bearer )[A-Za-z0-9._~+/=-]{16,}"),
 )
-# Header values as text quotes them: `Authorization: Bearer x`, `"x-api-key": "x"`, `api-key=x`.
-_HEADER = re.compile(r"""(?i)(\b(?:authorization|x-api-key|api-key|api_key)["']?\s*[:=]\s*["']?)"""
+HEADER_FIELDS = frozenset({"authorization", "x-api-key", "api-key", "api_key", "apikey", "proxy-authorization"})
+# Header values as an error text quotes them: `Authorization: Bearer x`, `"x-api-key": "x"`, `api-key=x`
+# (a name inside a longer word, like the probe id `c2-api-key`, is no header).
+_HEADER = re.compile(r"""(?i)((?<![\w-])(?:authorization|x-api-key|api-key|api_key)["']?\s*[:=]\s*["']?)"""
                      r"""((?:bearer\s+|basic\s+)?[^\s"',;}]+)""")
 _BEARER = re.compile(r"(?i)(\bbearer\s+)([A-Za-z0-9._~+/=-]{4,})")
 
@@ -38,26 +48,57 @@ def environment_secrets() -> tuple[str, ...]:
     return tuple(sorted((v for v in values if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True))
 
 
+def scrub(text: str, extra: tuple[str, ...] = ()) -> str:
+    """Content with the environment's key values and key-shaped tokens replaced by <redacted>."""
+    return _scrub(text, _secrets(extra))
+
+
+def scrub_value(value: Any, extra: tuple[str, ...] = ()) -> Any:
+    """A JSON-shaped value with `scrub` applied to every string in it, keys too (structure untouched)."""
+    secrets = _secrets(extra)
+    return _walk(value, lambda text: _scrub(text, secrets), by_name=False)
+
+
 def redact(text: str, extra: tuple[str, ...] = ()) -> str:
-    """`text` with every secret replaced by <redacted>."""
+    """An error text with every secret replaced by <redacted>, including a header value quoted back."""
+    return _redact(text, _secrets(extra))
+
+
+def redact_error_body(value: Any, extra: tuple[str, ...] = ()) -> Any:
+    """A provider's error body (parsed JSON) with `redact` on every string and header-named fields removed."""
+    secrets = _secrets(extra)
+    return _walk(value, lambda text: _redact(text, secrets), by_name=True)
+
+
+def _secrets(extra: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(s for s in (*extra, *environment_secrets()) if len(s) >= MIN_SECRET_CHARS)
+
+
+def _scrub(text: str, secrets: tuple[str, ...]) -> str:
     if not text:
         return text
-    for secret in (*extra, *environment_secrets()):
-        if len(secret) >= MIN_SECRET_CHARS:
+    for secret in secrets:
+        if secret in text:
             text = text.replace(secret, REDACTED)
-    text = _HEADER.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
     for pattern in TOKEN_PATTERNS:
         text = pattern.sub(REDACTED, text)
     return text
 
 
-def redact_value(value: Any, extra: tuple[str, ...] = ()) -> Any:
-    """A JSON-shaped value with every string in it (keys too) redacted."""
+def _redact(text: str, secrets: tuple[str, ...]) -> str:
+    if not text:
+        return text
+    text = _HEADER.sub(lambda m: m.group(1) + REDACTED, _scrub(text, secrets))
+    return _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
+
+
+def _walk(value: Any, clean, by_name: bool) -> Any:
     if isinstance(value, str):
-        return redact(value, extra)
+        return clean(value)
     if isinstance(value, list):
-        return [redact_value(v, extra) for v in value]
+        return [_walk(v, clean, by_name) for v in value]
     if isinstance(value, dict):
-        return {redact(k, extra) if isinstance(k, str) else k: redact_value(v, extra) for k, v in value.items()}
+        return {clean(k) if isinstance(k, str) else k:
+                REDACTED if by_name and isinstance(k, str) and k.lower() in HEADER_FIELDS and isinstance(v, str)
+                else _walk(v, clean, by_name) for k, v in value.items()}
     return value

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import threading
 import zlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable
 
+from harness.atomic import write_atomic
 from harness.errors import InputError
+from harness.redact import scrub_value
 from harness.validate import decode, encoded, parse_json
 
 ROLES = ("system", "user", "assistant", "tool", "compaction")
@@ -250,7 +250,7 @@ def _parse_line(raw: str, path: str, number: int) -> dict[str, Any]:
     unknown = sorted(set(record) - ALLOWED_KEYS[role])
     if unknown:
         raise InputError(path, number, unknown[0], f"unknown field on a {role} message")
-    return record
+    return scrub_value(record)  # a key pasted into a session never reaches a request or a result
 
 
 def _text(record: dict[str, Any], fail) -> str:
@@ -370,10 +370,4 @@ def dumps_session(session: Session) -> str:
 
 def write_session(path: str | Path, session: Session) -> None:
     """Written whole or not at all; a lone surrogate (half an emoji) is escaped, never fatal."""
-    path = Path(path)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        partial.write_bytes(encoded(dumps_session(session)))
-        partial.replace(path)
-    finally:
-        partial.unlink(missing_ok=True)
+    write_atomic(path, encoded(dumps_session(session)))

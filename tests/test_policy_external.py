@@ -233,7 +233,10 @@ def test_a_misbehaving_adapter_is_one_clear_error(kind, tmp_path):
     body, pattern = BAD[kind]
     path = script(tmp_path, f"{kind}.py", body)
     command = f"{sys.executable} {path}"
-    policy = ExternalPolicy(command, PolicyConfig(context_window=48_000, reserve_tokens=47_000), timeout_s=0.5)
+    # Only the hang waits out its timeout; the others answer at once, but a loaded CI machine (the suite runs in
+    # parallel) may take longer than 0.5 s to start Python, which would turn their error into a timeout.
+    timeout_s = 0.5 if kind == "hang" else 10.0
+    policy = ExternalPolicy(command, PolicyConfig(context_window=48_000, reserve_tokens=47_000), timeout_s=timeout_s)
     session = hand_built_sessions()["mixed"]
     with pytest.raises(HarnessError) as raised:
         Compactor(session, policy, PlaceholderSummarizer()).run()

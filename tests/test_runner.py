@@ -187,3 +187,23 @@ def test_bad_numbers_are_usage_errors(capsys, args, message):
     with pytest.raises(SystemExit) as exit_:
         main(args)
     assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_run_counts_each_messages_true_tokens_once(tmp_path, monkeypatch):
+    """The replay's step check and live context, the ceiling and the graded prompts' sizes read one table per
+    session (Case.true_tokens), so the o200k count of each message is taken once (issue 32)."""
+    import harness.tokens
+
+    make_case(tmp_path / "cases", "small")
+    counted = []
+    real = harness.tokens.count_message
+
+    def spy(counter, message):
+        counted.append((counter.name, id(message)))
+        return real(counter, message)
+
+    monkeypatch.setattr(harness.tokens, "count_message", spy)
+    run = run_cases(discover(tmp_path / "cases"), RunConfig(), RunFolder(tmp_path / "out"), run_id="r")
+    assert run["cases"]["small"]["events"] and run["cases"]["small"]["probes"]
+    true = [message for name, message in counted if name == "o200k"]
+    assert true and len(true) == len(set(true))

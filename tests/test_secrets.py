@@ -4,6 +4,7 @@ successes."""
 
 import json
 import threading
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -24,27 +25,39 @@ class EchoingHandler(BaseHTTPRequestHandler):
 
     def do_POST(self):  # noqa: N802 (http.server's name)
         self.rfile.read(int(self.headers.get("content-length", 0)))
-        body = json.dumps({"error": {"message": f"Incorrect API key provided. Authorization: "
-                                                f"{self.headers.get('Authorization')}; key={KEY}",
-                                     "type": "invalid_request_error", "code": "invalid_api_key"}}).encode()
-        self.send_response(401)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        reply_json(self, 401, {"error": {"message": f"Incorrect API key provided. Authorization: "
+                                                    f"{self.headers.get('Authorization')}; key={KEY}",
+                                         "type": "invalid_request_error", "code": "invalid_api_key"}})
 
     def log_message(self, *args):
         pass
 
 
+def reply_json(handler: BaseHTTPRequestHandler, status: int, document: dict) -> None:
+    body = json.dumps(document).encode()
+    handler.send_response(status)
+    handler.send_header("content-type", "application/json")
+    handler.send_header("content-length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+@contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]):
+    """`handler` on loopback in a thread; yields its /v1 base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.fixture
 def echo_server(loopback):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), EchoingHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    with serving(EchoingHandler) as url:
+        yield url
 
 
 def files_holding(root: Path, text: str) -> list[Path]:

@@ -6,7 +6,7 @@ import pytest
 
 from harness.errors import HarnessError
 from harness.session import Message, ToolCall
-from harness.tokens import BPE_FILES, MessageTokens, count_message, counter, seed_bpe_cache
+from harness.tokens import BPE_FILES, FRAMING_TOKENS, MessageTokens, count_message, counter, seed_bpe_cache
 
 
 def test_chars4_rounds_up_and_counts_tool_calls():
@@ -55,3 +55,34 @@ def test_counts_are_cached_per_message():
 def test_unknown_counter():
     with pytest.raises(HarnessError, match="unknown token counter"):
         counter("p50k")
+
+
+class _Counting:
+    name = "counting"
+
+    def __init__(self):
+        self.calls = []
+
+    def count_text(self, text):
+        self.calls.append(text)
+        return len(text)
+
+
+def test_of_reads_the_sessions_own_messages_from_the_table_and_counts_any_other_now():
+    counting = _Counting()
+    messages = (Message("user", "abc"), Message("user", "defg"))
+    table = MessageTokens(counting, messages)
+    assert table.of(messages[1]) == table[1] == table.of(messages[1]) == 4
+    assert counting.calls == ["defg"]
+    assert table.of(Message("user", "defg")) == 4  # equal, but not this session's message (a pruned marker)
+    assert counting.calls == ["defg", "defg"]
+
+
+def test_texts_are_counted_once_and_framed_only_as_messages():
+    counting = _Counting()
+    table = MessageTokens(counting, ())
+    assert table.count_text("system prompt") == table.count_text("system prompt") == 13
+    assert table.text("system prompt") == 13 and table.text(None) == 0
+    assert counting.calls == ["system prompt"]
+    o200k = MessageTokens(counter("o200k"), ())
+    assert o200k.text("hello world") == counter("o200k").count_text("hello world") + FRAMING_TOKENS

@@ -25,6 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from harness.atomic import write_atomic  # noqa: E402
 from harness.cases import case_toml  # noqa: E402
 from harness.importers import import_transcript  # noqa: E402
 from harness.session import Session, dumps_session  # noqa: E402
@@ -116,11 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     session, report, meta = import_transcript(raw, "claude-code", window=args.window)
     entries = raw_entries(raw)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "session.jsonl.gz").write_bytes(gzip.compress(dumps_session(session).encode(), mtime=0))
+    write_atomic(out / "session.jsonl.gz", gzip.compress(dumps_session(session).encode(), mtime=0))
     shutil.copyfile(raw.parent / "LICENSE", out / "LICENSE")
     _, row = source_rows(args.file)
     licence = [c.strip() for c in row.strip("|").split("|")][6]
-    (out / "SOURCE.md").write_text(source_md(args.file, licence))
+    write_atomic(out / "SOURCE.md", source_md(args.file, licence))
     comments = [f"Imported from ../shared/real-sessions/{args.file} by tools/real_case.py (claude-code importer).",
                 *(f"  {line}" for line in report.lines() if not line.startswith("format:")),
                 "planted_at is recomputed from each probe's note (its transcript line) by tools/real_case.py."]
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
                      session_file="session.jsonl.gz", notes=args.notes or case.get("notes"),
                      model_name=old.get("model", {}).get("name") or meta.model, context_window=args.window, max_output_tokens=args.max_output,
                      comments=comments, probes=[placed(p, session, entries) for p in probes])
-    (out / "case.toml").write_text(text)
+    write_atomic(out / "case.toml", text)
     print(f"{out}: {len(session.messages)} messages, {len(session.compactions)} compactions, {len(probes)} probes")
     return 0
 

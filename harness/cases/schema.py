@@ -5,12 +5,13 @@ with the probe kinds, case pools and probe points they may name. Reading and wri
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from harness.session import Session, read_session
+from harness.tokens import MessageTokens, counter
 
 POOLS = ("desktop", "long", "autonomous", "edge", "real")
 KINDS = ("goal", "constraint", "artifact", "decision", "error", "recall", "update", "progress", "continuation")
@@ -47,10 +48,23 @@ class Case:
     model_name: str | None
     probes: tuple[Probe, ...]
     settings: dict[str, Any] = field(default_factory=dict)  # optional [policy] overrides
+    summary_instruction: str | None = None  # optional [summary] instruction: the summarizer's instruction text
 
     @cached_property
     def session(self) -> Session:
         return read_session(self.directory / self.session_file)
+
+    def with_session(self, session: Session) -> Case:
+        """This case over `session` instead of its file's (a runtime's drive adds the compactions it made)."""
+        copy = replace(self)
+        copy.__dict__["session"] = session  # what cached_property would have stored
+        return copy
+
+    @cached_property
+    def true_tokens(self) -> MessageTokens:
+        """The session's true (o200k) count per message, counted once for the run and read by the replay (its
+        step check and live context), the ceiling and the graded prompts' sizes alike."""
+        return MessageTokens(counter("o200k"), self.session.messages)
 
     @property
     def points(self) -> tuple[str, ...]:

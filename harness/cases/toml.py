@@ -9,21 +9,24 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.probe_regex import risky_shape
+from harness.atomic import write_atomic
 from harness.cases.schema import KINDS, POINT, POOLS, Case, Probe
 from harness.errors import HarnessError, InputError
+from harness.redact import scrub
 from harness.matching import normalise_item
 from harness.session import Session, write_session
-from harness.validate import encoded, inside, read_text, reject_unknown, safe_segment
+from harness.validate import encoded, inside, parse_toml, read_text, reject_unknown, safe_segment
 
 CASE_FILE = "case.toml"
 SESSION_FILE = "session.jsonl"
 # Every key case.toml takes: a misspelt one is an error, never silently ignored.
-TABLES = ("case", "model", "probe", "policy", "generator")
+TABLES = ("case", "model", "probe", "policy", "summary", "generator")
+SUMMARY_KEYS = ("instruction",)
 CASE_KEYS = ("id", "title", "pool", "session", "notes")
 MODEL_KEYS = ("name", "context_window", "max_output_tokens")
 PROBE_KEYS = ("id", "kind", "question", "all", "none", "anchor", "regex", "planted_at", "rubric", "at", "draft",
@@ -64,6 +67,11 @@ def load_case(directory: str | Path) -> Case:
     session_file = _optional(case, "session", str, where, "case", SESSION_FILE)
     inside(directory / session_file, directory, where, "case.session")
     settings = _optional(data, "policy", dict, where, "", {})
+    summary = _optional(data, "summary", dict, where, "", {})
+    reject_unknown(summary, SUMMARY_KEYS, where, "summary")
+    instruction = _optional(summary, "instruction", str, where, "summary", None)
+    if instruction is not None and not instruction.strip():
+        raise InputError(where, None, "summary.instruction", "is empty: leave it out to use the shipped instruction")
     return Case(
         id=case_id,
         title=_optional(case, "title", str, where, "case", case_id),
@@ -76,6 +84,7 @@ def load_case(directory: str | Path) -> Case:
         model_name=_optional(model, "name", str, where, "model", None),
         probes=probes,
         settings=dict(settings),
+        summary_instruction=None if instruction is None else scrub(instruction),
     )
 
 
@@ -192,6 +201,8 @@ def _probe(raw: dict, where: str, number: int) -> Probe:
             fail(f"bad regex: {exc}")
         if compiled.search("") is not None:
             fail(f"regex {regex!r} matches an empty answer, so it would pass any answer")
+        if risk := risky_shape(regex):
+            fail(f"`regex` {regex!r}: {risk}")
     if not items and regex is None:
         fail("needs `all` or `regex`: something to check the answer against")
     for item in [*(a for i in items for a in ([i] if isinstance(i, str) else i)), *none]:
@@ -234,10 +245,7 @@ def _is_item(item: Any) -> bool:
 def _read_toml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise HarnessError(f"{path}: no case.toml here (a case is a folder with case.toml and session.jsonl)")
-    try:
-        return tomllib.loads(read_text(path, "case.toml", "cannot read case.toml"))
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(str(path), None, None, f"bad TOML: {exc}") from None
+    return parse_toml(read_text(path, "case.toml", "cannot read case.toml"), str(path), "case.toml")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -295,7 +303,7 @@ def write_case_files(directory: str | Path, session: Session, toml_text: str, *,
     try:
         out.mkdir(parents=True, exist_ok=True)
         write_session(out / SESSION_FILE, session)
-        toml_path.write_bytes(encoded(toml_text))
+        write_atomic(toml_path, encoded(toml_text))
     except OSError as exc:
         raise HarnessError(f"{out}: cannot write the case: {exc.strerror}") from None
     return toml_path

@@ -14,18 +14,31 @@ import sys
 import threading
 from typing import Sequence
 
-from harness.cli import (calibrate, cases, compare, cost, gate, merge, real, run, serve, simulate,
+from harness.cli import (calibrate, cases, compare, cost, gate, merge, real, run, runtimes, serve, simulate,
                          validate_summarizer, view)
 from harness.errors import HarnessError
 from harness.redact import redact
 from harness.render.console import stderr
 
 # the order of --help
-COMMANDS = (run, compare, gate, merge, simulate, cases, cost, calibrate, validate_summarizer, real, serve, view)
+COMMANDS = (run, compare, gate, merge, simulate, cases, cost, calibrate, validate_summarizer, real, serve, runtimes,
+            view)
+
+
+class Parser(argparse.ArgumentParser):
+    """Every parser and subparser: no abbreviated options (`--cases` is never taken for `--cases-dir`), and a
+    usage error is one line naming the command and `--help`, exit 2, not the whole usage."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="compaction-harness",
         description="Evaluate automatic context compaction in LLM agents: what the agent still knows after "
                     "compaction, and what the compaction costs.")

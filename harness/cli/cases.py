@@ -71,6 +71,7 @@ def case_problems(case: Case) -> list[str]:
     from harness.cases import validate_case
     from harness.cases.thinking import thinking_only_problems
     from harness.probes import anchor_problems, example_problems
+    from harness.run.preflight import case_policy_problem
 
     try:
         problems = validate_case(case)
@@ -79,7 +80,8 @@ def case_problems(case: Case) -> list[str]:
     where = case.directory / "case.toml"
     drafts = [f"{where}: probe {probe.id}: draft = true: review its question and expected facts, then remove "
               f"`draft` (run skips it unless --include-drafts)" for probe in case.probes if probe.draft]
-    return problems + drafts + thinking_only_problems(case) + [
+    policy = [p for p in [case_policy_problem(case)] if p]  # what `run` refuses, validate reports
+    return problems + policy + drafts + thinking_only_problems(case) + [
         f"{where}: probe {probe.id}: {problem}" for probe in case.probes
         for problem in (*example_problems(probe), *anchor_problems(probe, case.session))]
 

@@ -27,8 +27,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def command(args: argparse.Namespace) -> int:
     from harness.render.cost import show_study
+    from harness.render.progress import Heartbeat
     from harness.studies.costs import study
 
-    result = study(options.selected_cases(args), args.model, args.alt_model, args.prices, args.cache_ttl)
+    beat = Heartbeat("cost: sessions priced", 0, quiet=args.json)
+    result = study(options.selected_cases(args), args.model, args.alt_model, args.prices, args.cache_ttl,
+                   on_case=beat.tick)
     show_study(result, plot=args.plot, markdown_path=args.markdown, as_json=args.json)
     return 0

@@ -1,4 +1,5 @@
-"""`compaction-harness gate`: a run against a baseline; exit 0 pass, 1 regression, 2 error."""
+"""`compaction-harness gate`: a run against a baseline; exit 0 pass, 1 regression, 2 error, 3 configuration
+change."""
 
 from __future__ import annotations
 
@@ -15,16 +16,18 @@ if TYPE_CHECKING:
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
-    parser = commands.add_parser("gate", help="compare a run with a baseline: exit 0 pass, 1 regression, 2 error")
+    what = "compare a run with a baseline: exit 0 pass, 1 regression, 2 error, 3 configuration change"
+    parser = commands.add_parser("gate", help=what, description=what + " (docs/ci.md)")
     parser.add_argument("run", metavar="RUN", help="a run folder, or the folder of a run with several configurations "
                                                 "(the one with the baseline's configuration is gated)")
-    parser.add_argument("--baseline", required=True, metavar="FILE")
+    parser.add_argument("--baseline", required=True, metavar="FILE",
+                        help="the baseline JSON to gate against (written by --update-baseline)")
     parser.add_argument("--update-baseline", action="store_true", help="write the baseline from this run")
     parser.add_argument("--allow-partial", action="store_true",
-                        help="with --update-baseline: accept a run with errored cases or unreached probe points")
+                        help="with --update-baseline: accept a run with errored cases or failed requests")
     parser.add_argument("--allow-config-change", action="store_true",
                         help="gate a run whose configuration differs from the baseline's (the differences are "
-                             "named; without this flag they are a usage error)")
+                             "named; without this flag gate stops with exit 3)")
     parser.add_argument("--min-pass-rate", action="append", metavar="[KIND=]RATE",
                         help="fail under this compacted pass rate, overall or for one probe kind (repeatable)")
     parser.add_argument("--max-drop", type=options.rate, metavar="RATE",

@@ -102,11 +102,18 @@ def parse_settings(entries: Sequence[SettingArg]) -> tuple[tuple[str, Any], ...]
     return tuple(settings.items())
 
 
+BOOLEANS = {"true": True, "1": True, "yes": True, "on": True, "false": False, "0": False, "no": False, "off": False}
+
+
 def typed_setting(entry: SettingArg, key: str, value: str) -> Any:
     if key == "mode":
         return value
-    if key == "enabled":
-        return value.lower() in ("1", "true", "yes", "on")
+    if key == "enabled":  # strictly: a typo never turns compaction off
+        flag = BOOLEANS.get(value.strip().lower())
+        if flag is None:
+            given = f"--set {entry.pair!r}" if entry.flag == "--set" else f"{entry.flag} {value!r}"
+            raise HarnessError(f"{given}: enabled takes true or false")
+        return flag
     try:
         return int(value.replace("_", ""))
     except ValueError:
@@ -129,6 +136,28 @@ def add_record_options(parser: argparse.ArgumentParser, *, record_default: str |
                        cassettes_default: str | None, cassettes_help: str) -> None:
     parser.add_argument("--record-mode", choices=RECORD_MODES, default=record_default, help=record_help)
     parser.add_argument("--cassettes", default=cassettes_default, help=cassettes_help)
+
+
+def add_instruction(parser: argparse.ArgumentParser, *, repeatable: bool) -> None:
+    parser.add_argument("--instruction", action="append" if repeatable else "store", metavar="FILE",
+                        help="the summary instruction sent after the history, in place of the shipped one (`default`"
+                             "; copy harness/compaction/instruction.md to start): {sections} and {budget} are filled"
+                             + (" (repeatable: one configuration each, compared side by side)" if repeatable else ""))
+
+
+def instruction_text(value: str) -> tuple[str, str]:
+    """(text, name) of an --instruction: `default` is the shipped one; a file is read as UTF-8, its keys
+    removed (scrub) before it is sent or recorded."""
+    from harness.compaction.summarizer import SUMMARY_INSTRUCTION
+    from harness.redact import scrub
+    from harness.validate import read_text
+
+    if value == "default":
+        return SUMMARY_INSTRUCTION, "default"
+    text = read_text(value, "an instruction file", "--instruction: cannot read the file").rstrip("\n")
+    if not text.strip():
+        raise HarnessError(f"--instruction {value}: the file is empty")
+    return scrub(text), value
 
 
 def add_prices(parser: argparse.ArgumentParser) -> None:

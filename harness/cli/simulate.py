@@ -10,7 +10,9 @@ from harness.errors import HarnessError
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     simulate = commands.add_parser("simulate", help="replay one session through a policy without a model")
-    simulate.add_argument("target", metavar="SESSION|CASE_DIR")
+    simulate.add_argument("target", metavar="SESSION|CASE_DIR|CASE_ID",
+                          help="a session file, a case folder, or a case id in --cases-dir (as run takes it)")
+    options.add_cases_dir(simulate)
     options.add_policy_options(simulate)
     simulate.add_argument("--estimator", choices=("chars4", "o200k", "cl100k"), default="chars4",
                           help="what the trigger counts with (the runtime uses chars4)")
@@ -32,7 +34,7 @@ def command(args: argparse.Namespace) -> int:
     from harness.render.simulate import show_simulations, show_sweep
     from harness.studies.simulate import Simulator, config_for, load_target, parse_int_list, skipped_combinations
 
-    target = load_target(args.target)
+    target = load_target(args.target, args.cases_dir)
     extra = {"summarizer": model_summarizer(args.summarizer)} if args.summarizer else {}
     simulator = Simulator(target, estimator=args.estimator, tokenizer=args.tokenizer, **extra)
     config = config_for(target, dict(options.parse_settings(args.settings)))

@@ -22,6 +22,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                                record_help="cassettes (default: new for API and emulator specs: record what is "
                                            "missing)",
                                cassettes_default=None, cassettes_help="cassette folder (default: OUT/cassettes)")
+    options.add_instruction(verdict, repeatable=False)
     options.add_prices(verdict)
     options.add_concurrency(verdict)
     options.add_json(verdict)
@@ -35,6 +36,8 @@ def command(args: argparse.Namespace) -> int:
     validation = validate_summarizer(options.selected_cases(args), args.model, args.alt_model,
                                      args.out, record_mode=args.record_mode, cassettes=args.cassettes,
                                      prices=args.prices, concurrency=args.concurrency, resume=args.resume,
-                                     observer=VerdictProgress(as_json=args.json))
+                                     observer=VerdictProgress(as_json=args.json),
+                                     instruction=options.instruction_text(args.instruction) if args.instruction
+                                     else None)
     show_verdict(validation, as_json=args.json)
     return 0

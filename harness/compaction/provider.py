@@ -28,6 +28,7 @@ class ProviderSummarizer:
 
     client: Any  # OpenAICompactClient | AnthropicCompactClient
     sections: tuple[str, ...] = SECTIONS
+    template: str | None = None  # the instruction's text (None: the shipped instruction.md)
 
     @property
     def name(self) -> str:
@@ -41,7 +42,7 @@ class ProviderSummarizer:
         called = time.perf_counter()
         try:
             item, response = self.client.compact(request.system, tuple(history),
-                                                 instruction(request.budget_tokens, self.sections))
+                                                 instruction(request.budget_tokens, self.sections, self.template))
         except NoCompactionReturned as exc:
             source = "modelled" if self.name.endswith("@emulator") else "live"
             return SummaryResult("", self.name, None, 0.0, source, NOT_COMPACTED, {"not_compacted": str(exc)},

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Protocol
 
 from harness.chat import chat_message
@@ -18,14 +19,10 @@ from harness.tokens import TokenCounter
 
 SECTIONS = ("Goal", "Constraints", "Progress", "Decisions", "Files", "Errors", "Next steps")
 SHAPES = ("prefix", "fresh", "tools-dropped")
-SUMMARY_INSTRUCTION = """\
-Summarize the conversation so far for your own continuation: everything above this message will be \
-replaced by your summary, and you will continue the task from it. Keep exact file paths, commands, \
-error messages, identifiers and values. Where something changed during the session, state only its \
-latest value. If an earlier summary is above, carry forward everything in it that still holds.
-Write these sections, in this order:
-{sections}
-Stay within {budget} tokens."""
+# The instruction users copy and edit (`run --instruction FILE`): `{sections}` becomes the requested sections
+# as `## Name` lines and `{budget}` the output budget in tokens; any other text is sent as written.
+INSTRUCTION_FILE = Path(__file__).with_name("instruction.md")
+SUMMARY_INSTRUCTION = INSTRUCTION_FILE.read_text(encoding="utf-8").rstrip("\n")
 FRESH_SYSTEM = "You are a summarizer. You condense agent transcripts into structured notes."
 
 SUMMARY_HEADER = "[Summary of the earlier conversation, written at compaction {number}]"
@@ -92,12 +89,16 @@ def summary_block(text: str, number: int) -> str:
 # a model as the summarizer
 
 
-def instruction(budget_tokens: int, sections: tuple[str, ...] = SECTIONS) -> str:
-    return SUMMARY_INSTRUCTION.format(sections="\n".join(f"## {s}" for s in sections), budget=budget_tokens)
+def instruction(budget_tokens: int, sections: tuple[str, ...] = SECTIONS, template: str | None = None) -> str:
+    """The instruction sent after the history: `template` (default: instruction.md) with its placeholders
+    filled; replaced literally, so braces elsewhere in a user's text are kept."""
+    text = SUMMARY_INSTRUCTION if template is None else template
+    return text.replace("{sections}", "\n".join(f"## {s}" for s in sections)).replace("{budget}", str(budget_tokens))
 
 
 def summary_request(request: SummaryInput, model: str, *, shape: str = "prefix", cache: bool = True,
-                    sections: tuple[str, ...] = SECTIONS, cache_key: str | None = None) -> ModelRequest:
+                    sections: tuple[str, ...] = SECTIONS, cache_key: str | None = None,
+                    template: str | None = None) -> ModelRequest:
     """The summarizer call. `prefix` keeps the session's exact prefix (system prompt, the summary in
     effect, the head as the model saw it) and appends the instruction, so a same-model call reads the
     history from the prompt cache. `fresh` sends the same content under a summarizer system prompt as one
@@ -109,7 +110,7 @@ def summary_request(request: SummaryInput, model: str, *, shape: str = "prefix",
     if request.split_turn_start is not None:
         # pi: the tail cut a turn; its beginning gets a section of its own, since the rest stays verbatim
         sections = (*sections, "Turn in progress")
-    ask = ChatMessage("user", instruction(request.budget_tokens, sections))
+    ask = ChatMessage("user", instruction(request.budget_tokens, sections, template))
     if shape in ("prefix", "tools-dropped"):
         tools = request.tools if shape == "prefix" else ()
         return ModelRequest(model, request.system, (*history, ask), request.budget_tokens, cache=cache,
@@ -138,6 +139,7 @@ class ModelSummarizer:
     cache: bool = True
     sections: tuple[str, ...] = SECTIONS
     responses: list[Any] = field(default_factory=list)
+    template: str | None = None  # the instruction's text (None: the shipped instruction.md)
 
     @property
     def name(self) -> str:
@@ -145,7 +147,7 @@ class ModelSummarizer:
 
     def summarize(self, request: SummaryInput) -> SummaryResult:
         model_request = summary_request(request, self.model, shape=self.shape, cache=self.cache,
-                                        sections=self.sections)
+                                        sections=self.sections, template=self.template)
         called = time.perf_counter()
         response = self.client.complete(model_request)
         client_time_s = time.perf_counter() - called

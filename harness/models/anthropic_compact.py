@@ -10,7 +10,6 @@ its marker text. The compaction's tokens are in `usage.iterations` (read by `ant
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -20,6 +19,7 @@ import httpx2
 from harness.models.anthropic import ANTHROPIC_BASE_URL, EMULATOR_BASE_URL, message_params, usage_from
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse, ModelSpec
 from harness.models.compaction_item import CompactionItem, ItemStore, NoCompactionReturned
+from harness.models.reply import checked_reply
 from harness.models.transport import latency_from, sdk_errors
 
 COMPACTION_BETA = "compact-2026-09-04"
@@ -88,9 +88,10 @@ class AnthropicCompactClient(ModelClient):
         started = time.perf_counter()
         with sdk_errors(self.spec, anthropic_sdk):
             raw = self._sdk.beta.messages.with_raw_response.create(**params)
+            body = checked_reply(self.spec, raw.http_response)
             raw.parse()  # the SDK's own parsing must accept the body
         latency, source = latency_from(raw.headers, time.perf_counter() - started)
-        return json.loads(raw.http_response.content), latency, source
+        return body, latency, source
 
     def close(self) -> None:
         self._http.close()

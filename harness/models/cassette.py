@@ -15,23 +15,21 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import httpx2
 
-from harness.errors import HarnessError
-from harness.models.base import KEY_VARIABLES, LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER
-from harness.models.cassette_file import CASSETTE_VERSION, check_cassette
-from harness.redact import redact
-from harness.validate import encoded
+from harness.errors import HarnessError, InputError
+from harness.models.base import LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER
+from harness.models.cassette_file import check_cassette, entry_key, save_cassette
+from harness.models.reply import reply_problem
+from harness.redact import scrub_value
 
 # Transient failures are retried by the SDK; recording them would make every replay sleep and retry.
 _UNRECORDED_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
-REDACTED = "<redacted>"
 
 
 def _succeeded(interaction: dict[str, Any]) -> bool:
@@ -77,14 +75,21 @@ def request_hash(canonical: dict[str, Any]) -> str:
 
 class CassetteTransport(httpx2.BaseTransport):
     def __init__(self, path: Path, *, inner: httpx2.BaseTransport | None, mode: str = "none", case_id: str = "?",
-                 secrets: tuple[str, ...] = (), record_errors: bool = False):
+                 record_errors: bool = False, key: Callable[[dict[str, Any]], dict[str, Any]] | None = None):
         self.path, self.inner, self.case_id = Path(path), inner, case_id
+        # What a request matches on: its canonical form, or what `key` makes of it (a caller whose requests
+        # carry dates or ids that differ between runs normalises them, e.g. harness.scripted.normalise)
+        self.key = key
         self.record_errors = record_errors  # keep 4xx replies too (to replay a failure on purpose)
         self.mode = mode if mode != "once" else ("all" if not self.path.exists() else "none")
-        # Never persist a key, even if a caller put one in a body: scrub every known key value on write.
-        self.secrets = tuple(s for s in (*secrets, *(os.environ.get(v, "") for v in KEY_VARIABLES.values()))
-                             if len(s) >= 8)
-        self.interactions: list[dict[str, Any]] = [] if self.mode == "all" else self._load()
+        on_disk = self._load()
+        # a re-recording replaces everything; `new` asks again for a success of the wrong shape (an older
+        # harness kept it) and replaces it in the file
+        self.interactions = [i for i in on_disk
+                             if self.mode != "all" and not (self.mode == "new" and _reply_problem(i))]
+        kept = {id(i) for i in self.interactions}
+        self._replaced = frozenset(entry_key(i) for i in on_disk if id(i) not in kept)
+        self._recorded: list[dict[str, Any]] = []  # what this writer added, joined with the file on each save
         self._queues: dict[str, list[int]] = {}
         for index, interaction in enumerate(self.interactions):
             self._queues.setdefault(interaction["hash"], []).append(index)
@@ -94,27 +99,27 @@ class CassetteTransport(httpx2.BaseTransport):
     # -- file
 
     def _load(self) -> list[dict[str, Any]]:
+        """The file's entries; a re-recording (`all`) replaces a damaged file instead of reading it."""
         if not self.path.exists():
             return []
-        return check_cassette(self.path, self.case_id)
+        try:
+            return check_cassette(self.path, self.case_id)
+        except InputError:
+            if self.mode == "all":
+                return []
+            raise
 
     def _save(self) -> None:
-        document = {"version": CASSETTE_VERSION, "case": self.case_id, "interactions": self.interactions}
-        text = redact(json.dumps(document, indent=2, ensure_ascii=False, sort_keys=False) + "\n", self.secrets)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # unique per writer: two recordings into one folder never share (and lose) a temporary file
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        try:
-            temporary.write_bytes(encoded(text))
-            temporary.replace(self.path)  # atomic: an interrupted run never leaves half a cassette
-        finally:
-            temporary.unlink(missing_ok=True)
+        save_cassette(self.path, self.case_id, self._recorded, self._replaced,
+                      rerecording=self.mode == "all")
 
     # -- transport
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         body = request.read()
         canonical = canonical_request(request.method, request.url, body)
+        if self.key is not None:
+            canonical = self.key(canonical)
         digest = request_hash(canonical)
         with self._lock:
             replay = self._next_recorded(digest)
@@ -128,22 +133,19 @@ class CassetteTransport(httpx2.BaseTransport):
         response = self.inner.handle_request(request)
         content = response.read()
         elapsed = time.perf_counter() - started
-        if self._keeps(response.status_code, content):
+        if self._keeps(request.url.path, response.status_code, content):
             with self._lock:
                 self._record(digest, canonical, response.status_code, content, elapsed)
         return httpx2.Response(response.status_code, headers=response.headers, content=content, request=request)
 
-    def _keeps(self, status: int, content: bytes) -> bool:
-        """Only well-formed successes are recorded (a 200 whose body is not JSON is not one); error replies
-        only when asked, and transient ones never."""
+    def _keeps(self, path: str, status: int, content: bytes) -> bool:
+        """Only well-formed successes are recorded (a 200 whose body is not the JSON its endpoint promises is
+        not one); error replies only when asked, and transient ones never."""
         if status in _UNRECORDED_STATUSES:
             return False
         if not 200 <= status < 300:
             return self.record_errors
-        try:
-            return isinstance(json.loads(content), dict)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return False
+        return reply_problem(path, content) is None
 
     def _next_recorded(self, digest: str) -> dict[str, Any] | None:
         queue = self._queues.get(digest)
@@ -166,11 +168,13 @@ class CassetteTransport(httpx2.BaseTransport):
         except (json.JSONDecodeError, UnicodeDecodeError):
             body = content.decode("utf-8", "replace")
         self.interactions.append({
-            "hash": digest, "request": stored_form(canonical),
+            # a key a user put in a case reaches no file (replies were cleaned on arrival: SecretFilter)
+            "hash": digest, "request": scrub_value(stored_form(canonical)),
             "response": {"status": status, "body": body},
             "elapsed_s": round(elapsed, 6),
             "recorded_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         })
+        self._recorded.append(self.interactions[-1])
         queue = self._queues.setdefault(digest, [])
         queue.append(len(self.interactions) - 1)
         self._served[digest] = len(queue)
@@ -178,8 +182,12 @@ class CassetteTransport(httpx2.BaseTransport):
 
     def _replayed(self, request: httpx2.Request, interaction: dict[str, Any]) -> httpx2.Response:
         response = interaction["response"]
-        body = response["body"]
-        content = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+        if (problem := _reply_problem(interaction)) is not None:
+            number = self.interactions.index(interaction)
+            raise HarnessError(f"cassette {self.path} (case {self.case_id!r}): interactions[{number}] (request "
+                               f"{interaction['hash']}) holds a reply of the wrong shape ({problem}); re-record "
+                               f"it with --record-mode new")
+        content = _content(response["body"])
         headers = {"content-type": "application/json", LATENCY_SOURCE_HEADER: "recorded",
                    RECORDED_ELAPSED_HEADER: str(interaction.get("elapsed_s", 0.0))}
         return httpx2.Response(response["status"], headers=headers, content=content, request=request)
@@ -198,6 +206,19 @@ class CassetteTransport(httpx2.BaseTransport):
     def close(self) -> None:
         if self.inner is not None:
             self.inner.close()
+
+
+def _content(body: Any) -> bytes:
+    """A stored response body as the bytes it was on the wire (JSON is stored parsed, anything else as text)."""
+    return body.encode() if isinstance(body, str) else json.dumps(body).encode()
+
+
+def _reply_problem(interaction: dict[str, Any]) -> str | None:
+    """What is wrong with a recorded success's body for its endpoint (recorded failures are checked as such)."""
+    if not _succeeded(interaction):
+        return None
+    path = str((interaction.get("request") or {}).get("path") or "")
+    return reply_problem(path, _content(interaction["response"]["body"]))
 
 
 def json_differences(recorded: Any, current: Any, path: str = "$") -> list[str]:

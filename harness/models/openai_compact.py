@@ -18,6 +18,7 @@ import openai as openai_sdk
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse, ModelSpec, Usage
 from harness.models.compaction_item import CompactionItem, ItemStore, NoCompactionReturned
 from harness.models.openai import openai_sdk_client
+from harness.models.reply import checked_reply
 from harness.models.transport import latency_from, sdk_errors
 
 
@@ -41,9 +42,9 @@ class OpenAICompactClient(ModelClient):
             params["instructions"] = system
         with sdk_errors(self.spec, openai_sdk):
             raw = self._sdk.responses.with_raw_response.compact(**params)
+            body = checked_reply(self.spec, raw.http_response)
             raw.parse()  # the SDK's own parsing must accept the body
         latency, source = latency_from(raw.headers, time.perf_counter() - started)
-        body = json.loads(raw.http_response.content)
         item = self._item_from(body)
         self.items.add(item)
         response = ModelResponse(item.text(), responses_usage(body.get("usage") or {}), latency,
@@ -70,6 +71,7 @@ class OpenAICompactClient(ModelClient):
             params["prompt_cache_key"] = request.cache_key
         with sdk_errors(self.spec, openai_sdk):
             raw = self._sdk.responses.with_raw_response.create(**params)
+            checked_reply(self.spec, raw.http_response)
             parsed = raw.parse()
         latency, source = latency_from(raw.headers, time.perf_counter() - started)
         data = parsed.model_dump()

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from harness.errors import HarnessError
-from harness.models.base import Usage
-from harness.validate import read_text
+from harness.models.base import EMULATOR, Usage
+from harness.validate import parse_toml, read_text
 
 PER_MILLION = 1_000_000
 _DATE_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
@@ -64,10 +64,7 @@ def load_prices(path: str | Path | None = None) -> dict[str, ModelPrice]:
     if path is None:
         return table
     file = Path(path)
-    try:
-        document = tomllib.loads(read_text(file, "the prices file", "cannot read prices file"))
-    except tomllib.TOMLDecodeError as err:
-        raise HarnessError(f"{file}: not valid TOML: {err}") from None
+    document = parse_toml(read_text(file, "the prices file", "cannot read prices file"), str(file), "the prices file")
     for name, row in _rows(document, str(file)).items():
         table[name] = _merge(table.get(name), name, row, str(file))
     return table
@@ -151,6 +148,9 @@ def resolve(model: str, prices: PriceTable) -> ModelPrice:
     for candidate in candidates:
         if candidate in prices:
             return prices[candidate]
+    if model.strip().endswith(f"@{EMULATOR}"):  # the emulator charges nothing: a model it serves needs no row
+        return ModelPrice(name, model.split(":", 1)[0], 0.0, 0.0, 0.0,
+                          note="served by the emulator, which is free (no price row)")
     raise HarnessError(
         f"no price for model {model!r}: pass --prices FILE with a row such as "
         f'[models."{name}"] input = 1.0, cache_read = 0.1, cache_write = 1.25, output = 5.0 '

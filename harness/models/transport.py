@@ -12,7 +12,7 @@ import httpx2
 from harness.errors import HarnessError
 from harness.failure import RequestFailed
 from harness.models.base import LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER
-from harness.redact import redact
+from harness.redact import redact, redact_error_body, scrub, scrub_value
 
 RETRY_AFTER_HEADERS = ("retry-after", "retry-after-ms")
 
@@ -54,6 +54,38 @@ class RetryAfterCap(httpx2.BaseTransport):
             self.inner.close()
 
 
+class SecretFilter(httpx2.BaseTransport):
+    """Removes secrets from a provider's reply where it enters, before the SDK parses it or a cassette keeps
+    it: key-shaped values and the environment's key values in a success (`scrub`, so the reply's prose stays as
+    given), and a quoted-back header in an error body (`redact_error_body`). Values are cleaned one by one
+    in the parsed body, so the body stays the JSON it was; a body that is not JSON is cleaned as text."""
+
+    def __init__(self, inner: httpx2.BaseTransport):
+        self.inner = inner
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = self.inner.handle_request(request)
+        content = response.read()
+        failed = response.status_code >= 400
+        try:
+            body = json.loads(content)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            text = content.decode("utf-8", "replace")
+            cleaned = (redact if failed else scrub)(text)
+            if cleaned != text:
+                content = cleaned.encode()
+        else:
+            cleaned_body = (redact_error_body if failed else scrub_value)(body)
+            if cleaned_body != body:
+                content = json.dumps(cleaned_body, ensure_ascii=False).encode()
+        headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in ("content-length",
+                                                                                          "content-encoding")]
+        return httpx2.Response(response.status_code, headers=headers, content=content, request=request)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 def latency_from(headers: httpx2.Headers, measured_s: float) -> tuple[float, str]:
     """(latency, source): a cassette replay reports the recorded elapsed time, the emulator is `modelled`,
     anything else is a live measurement."""
@@ -67,7 +99,7 @@ def latency_from(headers: httpx2.Headers, measured_s: float) -> tuple[float, str
 
 
 def one_line(text: object, limit: int = 300) -> str:
-    """One line of provider text with every secret removed (an error body may quote the request's key)."""
+    """One line of provider or exception text with every secret removed (an error may quote the key)."""
     flat = redact(" ".join(str(text).split()))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 

@@ -174,6 +174,10 @@ class Policy(ABC):
         """Tool results to clear (their output replaced by a marker), asked at sends between whole turns."""
         return ()
 
+    def check_ready(self) -> None:
+        """Raise HarnessError if the policy cannot work at all (a program to start is missing): asked before
+        the first case, so the mistake is one line, not an error in every case."""
+
     def begin(self, session: Session, tokens: Callable[[int], int], system_tokens: int) -> None:
         """Called once before a replay, with the estimated tokens of each message and of the system prompt."""
 

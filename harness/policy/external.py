@@ -17,6 +17,7 @@ import json
 import os
 import selectors
 import shlex
+import shutil
 import subprocess
 import tempfile
 import time
@@ -57,6 +58,11 @@ class ExternalPolicy(Policy):
     @classmethod
     def from_command(cls, command: str, config: PolicyConfig) -> ExternalPolicy:
         return cls(command.strip(), config)
+
+    def check_ready(self) -> None:
+        if shutil.which(self.argv[0]) is None:
+            raise HarnessError(f"policy adapter `{self.command}` cannot start: no program {self.argv[0]!r} (not on "
+                               f"PATH, or not an executable file)")
 
     # -- lifecycle (called by the compactor) ----------------------------------------------------
 

@@ -10,11 +10,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from harness.atomic import write_atomic
 from harness.render.margins import margins_markdown, overall_line
 from harness.render.console import stdout
 from harness.render.definitions import QUESTIONS, markdown_questions
 from harness.render.format import fixed, headline_rate, number, rate_percent, sourced_dollars, wilson_rate
-from harness.render.headline import GROUP_NAMES, testing_phrase
+from harness.render.headline import group_counts, testing_phrase
 from harness.render.points import markdown_compaction_points
 from harness.results.folder import write_json
 
@@ -58,8 +59,7 @@ def headline_rows(result: dict[str, Any]) -> list[tuple[str, Cell]]:
         return f"{headline_rate(rate)} {testing_phrase(rate)}" if rate else "-"
 
     def groups(r: dict[str, Any]) -> str:
-        counts = (r.get("headline") or {}).get("groups") or {}
-        return ", ".join(f"{name} {counts.get(key, 0)}" for key, name in GROUP_NAMES) if counts else "-"
+        return group_counts(r["headline"]) if (r.get("headline") or {}).get("groups") else "-"
 
     def kind(r: dict[str, Any], k: str) -> str:
         rate = ((r.get("headline") or {}).get("by_kind") or {}).get(k)
@@ -172,12 +172,12 @@ def comparison_markdown(result: dict[str, Any], runs: list[dict[str, Any]]) -> s
 def write_comparison(result: dict[str, Any], runs: list[dict[str, Any]], folder: Path) -> None:
     """comparison.json and comparison.md of a multi-configuration run."""
     write_json(folder / "comparison.json", result)
-    (folder / "comparison.md").write_text(comparison_markdown(result, runs), encoding="utf-8", errors="backslashreplace")
+    write_atomic(folder / "comparison.md", comparison_markdown(result, runs))
     under_test = [r for r in runs if not r["configuration"].get("control")]
     report = folder / (under_test[0].get("label") or "") / "report.md" if len(under_test) == 1 else None
     if result.get("controls") and report is not None and report.exists():  # the controls belong to its report too
-        with report.open("a", encoding="utf-8", errors="backslashreplace") as out:
-            out.write("\n".join(controls_markdown(result)) + "\n")
+        write_atomic(report, report.read_bytes() + ("\n".join(controls_markdown(result)) + "\n").encode(
+            "utf-8", "backslashreplace"))
 
 
 def print_comparison(result: dict[str, Any], console: Console) -> None:
@@ -212,7 +212,7 @@ def show_compare(result: dict[str, Any], runs: list[dict[str, Any]], *, markdown
     """The compare command's output: the markdown file when asked, then JSON or the tables and the
     per-compaction-point tables."""
     if markdown_path:
-        Path(markdown_path).write_text(comparison_markdown(result, runs), encoding="utf-8", errors="backslashreplace")
+        write_atomic(markdown_path, comparison_markdown(result, runs))
     if as_json:
         print(json.dumps(result, indent=2))
         return

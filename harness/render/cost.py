@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.table import Table
 
+from harness.atomic import write_atomic
 from harness.render.console import stdout
 from harness.render.format import dollars, percent
 from harness.render.plots import cost_plot, markdown_image
@@ -115,7 +116,7 @@ def show_study(result: dict[str, Any], *, plot: str | None = None, markdown_path
     drawn = cost_plot(result, plot) if plot else None
     if markdown_path:
         link = markdown_image("", drawn, Path(markdown_path).parent)[4:-1] if drawn else None
-        Path(markdown_path).write_text(markdown(result, link), encoding="utf-8", errors="backslashreplace")
+        write_atomic(markdown_path, markdown(result, link))
     if as_json:
         print(json.dumps(result, indent=2))
     else:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from typing import Any, Mapping
 
 from rich.console import Console
 from rich.table import Table
 
+from harness.atomic import write_atomic
 from harness.render.console import stdout
 from rich.text import Text
 
@@ -146,9 +146,9 @@ def show_gate(verdict: Verdict, run_id: str, baseline_path: str, *, junit: str |
               as_json: bool = False) -> None:
     """The files asked for (JUnit XML, markdown), then the terminal verdict (or one JSON document)."""
     if junit:
-        Path(junit).write_text(junit_xml(verdict, run_id, lost), encoding="utf-8", errors="backslashreplace")
+        write_atomic(junit, junit_xml(verdict, run_id, lost))
     if markdown_path:
-        Path(markdown_path).write_text(markdown(verdict, run_id, baseline_path), encoding="utf-8", errors="backslashreplace")
+        write_atomic(markdown_path, markdown(verdict, run_id, baseline_path))
     if as_json:
         print(json.dumps({"run": run_id, "baseline": baseline_path, **verdict.to_json()}, indent=2))
     else:
@@ -156,11 +156,15 @@ def show_gate(verdict: Verdict, run_id: str, baseline_path: str, *, junit: str |
 
 
 def show_baseline(baseline: dict[str, Any], path: str, as_json: bool = False) -> None:
+    grade = baseline["grade"]
+    # never graded: the point comes after a compaction this policy never makes (failed requests are refused)
+    unreached = sum(1 for probe in baseline["probes"].values() if probe.get(grade) is None)
     if as_json:
         print(json.dumps({"baseline": path, "run": baseline["run_id"], "probes": len(baseline["probes"]),
-                          "grade": baseline["grade"], "cases": baseline["cases"]}, indent=2))
+                          "unreached": unreached, "grade": grade, "cases": baseline["cases"]}, indent=2))
         return
-    stdout().print(f"baseline written: {path} ({len(baseline['probes'])} probes, grade {baseline['grade']})")
+    never = f", {unreached} at points this policy never reaches (not gated)" if unreached else ""
+    stdout().print(f"baseline written: {path} ({len(baseline['probes'])} probes{never}, grade {grade})")
 
 
 def config_change_lines(verdict: Verdict) -> list[str]:

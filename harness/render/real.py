@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.atomic import write_atomic
 from harness.render.margins import margins_markdown
 from harness.render.console import stderr
 from harness.render.run import RunProgress, write_markdown
@@ -78,8 +79,7 @@ def markdown_real(study: dict[str, Any], command: str = "") -> str:
 def show_real(study: dict[str, Any], *, as_json: bool, markdown: Path | None, command: str) -> None:
     text = markdown_real(study, command)
     if markdown:
-        markdown.parent.mkdir(parents=True, exist_ok=True)
-        markdown.write_text(text, encoding="utf-8", errors="backslashreplace")
+        write_atomic(markdown, text)
     if as_json:
         print(json.dumps(study, indent=2))
         return

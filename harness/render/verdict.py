@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from rich.text import Text
 
+from harness.atomic import write_atomic
 from harness.render.console import stdout
 from harness.render.cost import markdown as cost_markdown
 from harness.render.plots import cost_plot, retention_plot
@@ -64,9 +65,8 @@ def write_verdict(validation: SummarizerValidation, plots: bool = True) -> dict[
         result = {**result, "plots": write_plots(out, validation.same, validation.alt, validation.cost_study,
                                                  result["alt_model"])}
     out.mkdir(parents=True, exist_ok=True)
-    (out / "verdict.json").write_text(json.dumps({**result, "cost_study": validation.cost_study["models"]}, indent=2),
-                                      encoding="utf-8", errors="backslashreplace")
-    (out / "verdict.md").write_text(markdown(result, validation.cost_study), encoding="utf-8", errors="backslashreplace")
+    write_atomic(out / "verdict.json", json.dumps({**result, "cost_study": validation.cost_study["models"]}, indent=2))
+    write_atomic(out / "verdict.md", markdown(result, validation.cost_study))
     return result
 
 

@@ -55,3 +55,18 @@ def claim_folder(folder: Path, resume: bool) -> Claim:
     handle.write(f"{os.getpid()}\n")
     handle.flush()
     return Claim(handle)
+
+
+def being_written(folder: Path) -> bool:
+    """Whether a running process holds the claim of `folder` now (a killed one holds nothing)."""
+    try:
+        descriptor = os.open(folder / CLAIM_FILE, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(descriptor)  # closing drops a lock taken here
+    return False

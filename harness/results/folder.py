@@ -13,25 +13,22 @@ costs the same at case 190 as at case 19 apart from writing the bytes themselves
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import threading
 from bisect import insort
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO
 
+from harness.atomic import write_atomic, write_with
 from harness.errors import HarnessError
-from harness.redact import redact
 from harness.results.aggregate import Aggregator
 from harness.results.claim import claim_folder
 from harness.results.shape import check_case_file, check_run
 from harness.results.schema import SCHEMA_VERSION, CaseRecord, RunHeader
 from harness.validate import encoded, read_json_file, writable_folder
-from harness.results.shards import check_shard_set
+from harness.results.shards import check_complete, check_shard_set
+from harness.results.versions import current
 
 # Fields that differ between two identical runs: left out when runs are compared for equality.
 VOLATILE_KEYS = frozenset({"merged_from", "created", "finished", "timings", "latency", "run_id", "out", "git_commit",
@@ -130,12 +127,15 @@ class RunFolder:
         tail = [f" {_dumps(name)}: {_nested(value, 1)}" for name, value in
                 (("aggregates", self._aggregator.result(final=bool(finished))),
                  *((("finished", finished),) if finished else ()))]
-        with _atomic(self.run_file) as out:
-            out.write(encoded(redact("{\n" + ",\n".join(head) + ',\n "cases": ' + ("{\n" if keys else "{}"))))
+
+        def fill(out: BinaryIO) -> None:
+            out.write(encoded("{\n" + ",\n".join(head) + ',\n "cases": ' + ("{\n" if keys else "{}")))
             for position, key in enumerate(keys):  # no joined copy of every case's text
                 out.write(self._texts[key])
                 out.write(b",\n" if position < len(keys) - 1 else b"\n }")
-            out.write(encoded(redact(",\n" + ",\n".join(tail) + "\n}\n")))
+            out.write(encoded(",\n" + ",\n".join(tail) + "\n}\n"))
+
+        write_with(self.run_file, fill)
 
     def finish(self) -> dict[str, Any]:
         """The run finished: run.json written with its finishing time, returned as a dict."""
@@ -173,7 +173,7 @@ class RunFolder:
             insort(self._order, record.key, key=_file_order)
         self._records[record.key] = record
         self._documents[record.key] = document
-        self._texts[record.key] = encoded(redact(f"  {_dumps(record.key)}: {_nested(document, 2)}"))
+        self._texts[record.key] = encoded(f"  {_dumps(record.key)}: {_nested(document, 2)}")
         self._aggregator.add(record)
 
 
@@ -191,22 +191,8 @@ def _nested(value: Any, depth: int) -> str:
     return _dumps(value).replace("\n", "\n" + " " * (INDENT * depth))
 
 
-@contextmanager
-def _atomic(path: Path) -> Iterator[BinaryIO]:
-    """Write through a temporary file so a crash never leaves half a document (UTF-8 bytes)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        with partial.open("wb") as out:
-            yield out
-        partial.replace(path)
-    finally:
-        partial.unlink(missing_ok=True)  # a failed write leaves no temporary file behind
-
-
 def _write_text(path: Path, text: str) -> None:
-    with _atomic(path) as out:
-        out.write(encoded(redact(text)))
+    write_atomic(path, encoded(text))
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -229,10 +215,9 @@ def read_run(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     run_file = path / "run.json" if path.is_dir() else path
     data = read_json(run_file, "the run", "no run here (expected a results folder with run.json)")
-    if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-        found = data.get("schema_version") if isinstance(data, dict) else None
-        raise HarnessError(f"{run_file}: schema_version {found!r}, this harness reads {SCHEMA_VERSION}")
-    return check_run(data, str(run_file))
+    if not isinstance(data, dict):
+        raise HarnessError(f"{run_file}: not a run (expected a JSON object with schema_version)")
+    return check_run(current(data, str(run_file), "run it again with this harness"), str(run_file))
 
 
 def strip_volatile(data: Any) -> Any:
@@ -244,12 +229,15 @@ def strip_volatile(data: Any) -> Any:
     return data
 
 
-def merge_runs(paths: list[str | Path], out: str | Path) -> dict[str, Any]:
-    """Join shard results into one run that gates and compares exactly like an unsharded one."""
+def merge_runs(paths: list[str | Path], out: str | Path, *, allow_partial: bool = False) -> dict[str, Any]:
+    """Join shard results into one run that gates and compares exactly like an unsharded one. A shard that
+    is not whole is refused unless `allow_partial` (then what it holds is merged)."""
     if not paths:
         raise HarnessError("merge needs at least one run folder")
     runs = [(Path(p), read_run(p)) for p in paths]
     check_shard_set(runs)
+    for path, run in runs if not allow_partial else ():
+        check_complete(path if path.is_dir() else path.parent, run)
     configuration = runs[0][1]["configuration"]
     for path, run in runs[1:]:
         if run["configuration"] != configuration:
@@ -267,6 +255,6 @@ def merge_runs(paths: list[str | Path], out: str | Path) -> dict[str, Any]:
                 raise HarnessError(f"{case_file.stem} is in both {seen[case_file.name]} and {path}: shards overlap")
             seen[case_file.name] = path
             record = read_case_file(case_file)  # checked before anything is copied
-            shutil.copyfile(case_file, target.path / "cases" / case_file.name)  # the shard's bytes, as written
+            write_atomic(target.path / "cases" / case_file.name, case_file.read_bytes())  # the shard's bytes
             target.add(record, write_case=False, write_run=False)
     return target.finish()

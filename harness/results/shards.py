@@ -1,4 +1,5 @@
-"""A shard set to merge: every shard of one `run --shard I/N` split, each once, or unsharded runs only."""
+"""A shard set to merge: every shard of one `run --shard I/N` split, each once, or unsharded runs only,
+each of them whole."""
 
 from __future__ import annotations
 
@@ -6,6 +7,28 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.results.claim import being_written
+
+PARTIAL_HINT = "pass --allow-partial to merge what is there"
+
+
+def check_complete(path: Path, run: dict[str, Any]) -> None:
+    """Refuse a run that is not whole, naming what is missing: a shard still running or killed midway, a
+    case file deleted, a `cases/` folder replaced by a file. Merged, it would gate as if those cases passed
+    nothing and failed nothing."""
+    if being_written(path):
+        raise HarnessError(f"{path}: a running process is still writing this run; wait for it to finish, or "
+                           f"{PARTIAL_HINT}")
+    if not run.get("finished"):
+        raise HarnessError(f"{path}: the run did not finish (killed or interrupted; {len(run['cases'])} case(s) "
+                           f"written): `run --resume` it, or {PARTIAL_HINT}")
+    cases = path / "cases"
+    if not cases.is_dir():
+        raise HarnessError(f"{cases}: not a folder of case files (the run is damaged); {PARTIAL_HINT}")
+    missing = [key for key in run["cases"] if not (cases / f"{key}.json").is_file()]
+    if missing:
+        raise HarnessError(f"{cases}: {len(missing)} case file(s) of run.json missing (first: {missing[0]}.json); "
+                           f"{PARTIAL_HINT}")
 
 
 def check_shard_set(runs: list[tuple[Path, dict[str, Any]]]) -> None:

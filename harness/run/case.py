@@ -73,12 +73,21 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
     started = time.perf_counter()
     clients = Clients(plan, case.id if not repeat else f"{case.id}.r{repeat}")
     try:
+        template = config.instruction_for(case)
         summarizer: Summarizer = ModelSummarizer(clients.get(config.summarizer_spec), plan.summarizer.model,
-                                                 cache=config.cache, sections=config.sections)
+                                                 cache=config.cache, sections=config.sections, template=template)
         if plan.summarizer.compacts:  # the provider's own compaction; its client answers probes on the item
-            summarizer = ProviderSummarizer(clients.get(config.summarizer_spec), config.sections)
+            summarizer = ProviderSummarizer(clients.get(config.summarizer_spec), config.sections, template)
         if config.control:
             summarizer = ControlSummarizer(config.control, summarizer)
+        runtime = None
+        if plan.runtime is not None:  # the runtime compacts with its own trigger, prompt and tail; we replay it
+            from harness.run.runtime import driven_case
+
+            sizes = plan.policy_config(case)
+            case, runtime = driven_case(case, plan.runtime, clients.get(config.summarizer_spec), plan.runtime_logs,
+                                        config.runtime_compaction, sizes.context_window, sizes.max_output_tokens,
+                                        config.runtime_settings)
         policy_config = plan.policy_config(case)
         policy = make_policy(config.policy, policy_config)
         if config.at_points:
@@ -87,7 +96,8 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
             policy = at_recorded_points(policy, config.recorded_tail, config.summary_tokens)
         points = set(case.points) | {"end"}
         # a summarizer request that fails for good stops the replay there; the probes before it stand
-        compactor = Compactor(case.session, policy, summarizer, points=points, stop_on_failure=True)
+        compactor = Compactor(case.session, policy, summarizer, points=points, stop_on_failure=True,
+                              true=case.true_tokens)
         replay = compactor.run()
         replayed = time.perf_counter()
         meters = Meters(clients.get(config.answerer_spec), clients.get(config.judge) if config.judge else None)
@@ -115,7 +125,7 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
         contexts=tuple((point, ContextRecord.from_snapshot(s)) for point, s in sorted(replay.snapshots.items())),
         context_whole=all(s.live_start == 0 and s.summary is None and not s.kept for s in replay.snapshots.values()),
         timeline=Timeline(policy_config.context_window, policy_config.reserve_tokens, tuple(replay.timeline)),
-        failure=compactor.failure)
+        failure=compactor.failure, runtime=runtime)
     return CaseRecord(case.id, case.pool, repeat, "ok", outcome=outcome)
 
 

@@ -24,7 +24,7 @@ from harness.probes import ANSWER_INSTRUCTION, ANSWER_TOKENS, CONDITIONS, JUDGE_
 from harness.run.ceiling import CeilingBuilder
 from harness.run.config import RunPlan
 from harness.run.spend import dollars
-from harness.tokens import MessageTokens, count_message, counter
+from harness.tokens import counter
 
 # A latency model for the wall time (assumed figures, unverified: a hosted model's typical time to first
 # token, prefill and decode speeds); the builtin model takes no model time.
@@ -130,7 +130,7 @@ def _estimate_case(case: Case, plan: RunPlan, estimate: Estimate) -> None:
     from harness.policy import make_policy
 
     replay = Compactor(case.session, make_policy(config.policy, policy_config), PlaceholderSummarizer(),
-                       points=set(case.points) | {"end"}).run()
+                       points=set(case.points) | {"end"}, true=case.true_tokens).run()
     summarizer = estimate.line("summarizer", "compaction", config.summarizer_spec)
     for call in replay.summaries:
         cold = _cold_write(config.summarizer_spec, call.request_tokens) if config.cache else 0
@@ -140,7 +140,7 @@ def _estimate_case(case: Case, plan: RunPlan, estimate: Estimate) -> None:
 
 def _estimate_answers(case: Case, replay: Any, plan: RunPlan, estimate: Estimate) -> None:
     tokens = counter("o200k")
-    sizes = MessageTokens(tokens, case.session.messages)
+    sizes = case.true_tokens
     window = plan.answerer_window(case)
     builder = CeilingBuilder(case.session, sizes, window)
     # context key -> (condition, tokens, per request: (question tokens, judge prompt tokens))
@@ -163,7 +163,7 @@ def _estimate_answers(case: Case, replay: Any, plan: RunPlan, estimate: Estimate
                 key, label, size = (probe.at, "oracle", *own), "oracle", ceiling.tokens
             else:
                 key, label = (probe.at, name), name
-                size = contexts[key][1] if key in contexts else _context_tokens(named[name], tokens)
+                size = contexts[key][1] if key in contexts else named[name].prompt_tokens(sizes)
             contexts.setdefault(key, (label, size, []))[2].append((question, judged))
     for label, size, asked in contexts.values():
         if not window.fits(size):
@@ -197,11 +197,6 @@ def _cacheable(spec: str, size: int) -> int:
 def _cold_write(spec: str, size: int) -> int:
     """A summarizer prefix nobody warmed: Anthropic writes it at the breakpoints (billed as a write)."""
     return _cacheable(spec, size) if spec.startswith("anthropic:") else 0
-
-
-def _context_tokens(condition: Any, tokens: Any) -> int:
-    parts = sum(count_message(tokens, m) for m in (*condition.kept, *condition.messages))
-    return parts + sum(tokens.count_text(t) for t in (condition.system, condition.summary) if t)
 
 
 def _judge_tokens(probe: Any, tokens: Any) -> int:

@@ -22,7 +22,6 @@ from harness.probes import CONDITIONS, Condition, ContextText, conditions, oracl
 from harness.results.schema import ConditionGrade, ProbeRecord
 from harness.run.ceiling import AnswererWindow, Ceiling, CeilingBuilder
 from harness.run.failed_requests import condition_grade, lost_probe
-from harness.tokens import MessageTokens, counter
 
 NOT_FITTING = "the messages establishing its facts do not fit the answerer's window"
 
@@ -49,8 +48,7 @@ def grade_probes(case: Case, replay: Replay, models: Answerers, window: Answerer
                  failure: RequestFailure | None = None) -> list[ProbeRecord]:
     """Every probe graded under each condition; after a failed summarizer request (`failure`, which stopped
     the replay), the probes whose point was never reached record it instead."""
-    sizes = MessageTokens(counter("o200k"), case.session.messages)
-    builder = CeilingBuilder(case.session, sizes, window)
+    builder = CeilingBuilder(case.session, case.true_tokens, window)
     asks: list[Ask] = []
     ceilings: dict[int, Ceiling] = {}
     at_point: dict[str, Ceiling] = {}
@@ -86,12 +84,11 @@ def _ask_all(case: Case, asks: list[Ask], models: Answerers,
     by_context: dict[tuple[str, ...], list[Ask]] = {}
     for ask in asks:
         by_context.setdefault(ask.context, []).append(ask)
-    tokens = counter("o200k")
     grades: dict[tuple[int, str], ConditionGrade] = {}
     for context, group in by_context.items():
         condition = group[0].asked
         text: ContextText = condition.text()
-        size = _prompt_tokens(condition, tokens)
+        size = condition.prompt_tokens(case.true_tokens)
         not_sent = None if window.fits(size) else (f"not sent: {size} tokens exceed the answerer's window "
                                                    f"({window.window} with {window.answer_tokens} for the answer)")
         key = _cache_key(case.id, context)
@@ -101,13 +98,6 @@ def _ask_all(case: Case, asks: list[Ask], models: Answerers,
                 text, cache_key=key, not_sent=not_sent)
     return grades
 
-
-def _prompt_tokens(condition: Condition, tokens) -> int:
-    from harness.tokens import count_message
-
-    parts = sum(count_message(tokens, m) for m in (*condition.kept, *condition.messages))
-    extra = sum(tokens.count_text(t) for t in (condition.system, condition.summary) if t)
-    return parts + extra
 
 
 def _cache_key(case_id: str, context: tuple[str, ...]) -> str:

@@ -12,6 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed, wait
 from pathlib import Path
 from typing import Any, Callable
 
+from harness.atomic import WriteFailed
 from harness.cases.schema import Case
 from harness.errors import HarnessError
 from harness.results.folder import RunFolder, git_commit, harness_version, now
@@ -89,7 +90,7 @@ def _run_todo(cases: list[Case], plan: RunPlan, folder: RunFolder, resume: bool,
         pool.shutdown(wait=False, cancel_futures=True)
         in_flight = [f for f in futures if not f.cancelled()]  # a cancelled future never reports done to wait()
         wait(in_flight, timeout=INTERRUPT_GRACE_S if isinstance(stop, KeyboardInterrupt) else None)
-        for future in futures:
+        for future in futures if not isinstance(stop, WriteFailed) else ():  # a full disk: keep the first error
             if future not in written and future.done() and not future.cancelled() and not future.exception():
                 folder.add(future.result())
         raise
@@ -99,7 +100,7 @@ def _run_todo(cases: list[Case], plan: RunPlan, folder: RunFolder, resume: bool,
 
 def default_run_id(config: RunConfig, label: str | None) -> str:
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    parts = [config.policy, config.model] + ([config.summarizer] if config.summarizer != "same" else []) + (
+    parts = [config.system, config.model] + ([config.summarizer] if config.summarizer != "same" else []) + (
         [f"control-{config.control}"] if config.control else [])
     name = label or "-".join(parts)
     return f"{stamp}-{re.sub(r'[^A-Za-z0-9._-]+', '_', name)}"

@@ -14,7 +14,7 @@ from harness.cases.schema import Case
 from harness.cases.toml import validate_case
 from harness.errors import HarnessError
 from harness.policy import make_policy
-from harness.run.config import RunConfig, RunPlan, plan_run
+from harness.run.config import RunConfig, RunPlan, plan_run, policy_config
 
 MAX_REPEAT = 100  # each repeat is a full pass over the cases; more is a typo, not a study
 
@@ -31,16 +31,37 @@ def preflight(cases: list[Case], configs: list[RunConfig], repeat: int = 1) -> l
     for plan in plans:
         check_cassettes(plan)
         for case in cases:
-            make_policy(plan.config.policy, plan.policy_config(case))
+            check_policy(plan.config, case)
     return plans
 
 
+def check_policy(config: RunConfig, case: Case) -> None:
+    """The policy the run asks for, made with the settings given over the case's (already checked)."""
+    try:
+        make_policy(config.policy, policy_config(case, config)).check_ready()
+    except HarnessError as exc:
+        if str(exc).startswith("policy "):  # it names the policy already
+            raise
+        given = ", ".join(f"{key}={value}" for key, value in config.settings)
+        raise HarnessError(f"policy {config.policy}" + (f" with {given}" if given else "") +
+                           f" on case {case.id}: {exc}") from None
+
+
+def case_policy_problem(case: Case) -> str | None:
+    """The case's own [policy] values as `run` reads them (`cases validate` reports the same)."""
+    try:
+        make_policy(RunConfig().policy, policy_config(case, RunConfig()))
+    except HarnessError as exc:
+        return f"{case.directory / 'case.toml'}: policy: {exc}"
+    return None
+
+
 def check_case(case: Case) -> None:
-    """The case's session reads and holds what its probes point at."""
+    """The case's session reads, holds what its probes point at, and its [policy] values are usable."""
     if not case.session.messages:
         raise HarnessError(f"{case.directory / case.session_file}: the session has no messages: case {case.id} "
                            f"has nothing to compact")
-    problems = validate_case(case)
+    problems = validate_case(case) + [p for p in [case_policy_problem(case)] if p]
     if problems:
         more = f" (and {len(problems) - 1} more; see `cases validate`)" if len(problems) > 1 else ""
         raise HarnessError(problems[0] + more)

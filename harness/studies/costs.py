@@ -248,8 +248,10 @@ def alternatives_for(model: str, alternatives: list[str] | None, prices: PriceTa
 
 
 def study(cases: list[Case], models: list[str] | None = None, alternatives: list[str] | None = None,
-          prices_file: str | None = None, ttl: str | None = None) -> dict[str, Any]:
-    """The cost study over `cases` for each model: per event, per model and per session."""
+          prices_file: str | None = None, ttl: str | None = None,
+          on_case: Callable[[str, int], None] = lambda case_id, total: None) -> dict[str, Any]:
+    """The cost study over `cases` for each model: per event, per model and per session; `on_case` is told
+    each case id as its session is priced (for every model), with how many compacting sessions there are."""
     prices = load_prices(prices_file)
     models = list(models or DEFAULT_MODELS)
     plan = {model: alternatives_for(model, alternatives, prices) for model in models}  # unknown prices fail here
@@ -260,11 +262,14 @@ def study(cases: list[Case], models: list[str] | None = None, alternatives: list
     digests = Digests()  # shared by every model and shape: each message is digested once
     events: list[EventCost] = []
     summaries = []
+    by_model: dict[str, list[EventCost]] = {model: [] for model in models}
+    for case in compacting:
+        for model in models:
+            by_model[model] += price_session(case, folds[case.id], model, plan[model], prices, ttl, digests)
+        on_case(case.id, len(compacting))
     for model in models:
-        rows = [row for case in compacting
-                for row in price_session(case, folds[case.id], model, plan[model], prices, ttl, digests)]
-        events += rows
-        summaries.append(model_summary(model, rows, len(compacting), prices))
+        events += by_model[model]
+        summaries.append(model_summary(model, by_model[model], len(compacting), prices))
     timing = sorted({timing_note(case.session.messages) for case in compacting})
     return {"source": "modelled", "cases": [c.id for c in cases], "sessions_with_compactions": len(compacting),
             "cache_ttl": ttl or "5m", "timing": timing, "models": summaries,

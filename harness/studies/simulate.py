@@ -95,14 +95,17 @@ def skipped_combinations(windows: list[int], reserves: list[int]) -> list[dict[s
             for window in windows for reserve in reserves if reserve >= window]
 
 
-def load_target(path: str | Path) -> Target:
+def load_target(path: str | Path, cases_dir: str | Path = "cases") -> Target:
+    """A session file, a case folder, or (as `run` takes it) the id of a case in `cases_dir`."""
     path = Path(path)
+    if not path.exists() and (Path(cases_dir) / path).is_dir() and len(path.parts) == 1:
+        path = Path(cases_dir) / path
     if path.is_dir():
         case = load_case(path)
         return Target(case.id, case.session, case.context_window, case.max_output_tokens,
                       tuple(case.settings.items()))
     if not path.exists():
-        raise HarnessError(f"{path}: no such session file or case folder")
+        raise HarnessError(f"{path}: no such session file, case folder or case id in {cases_dir}")
     return Target(path.name, read_session(path))
 
 

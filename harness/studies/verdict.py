@@ -14,7 +14,7 @@ own summarizer with its summary replaced, a known difference that checks the com
 from __future__ import annotations
 
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,10 +48,13 @@ def check_alternative(alt: str) -> None:
 
 @dataclass(frozen=True)
 class Plan:
-    """How the two runs reach their models: where cassettes live and whether they may record."""
+    """How the two runs reach their models: where cassettes live and whether they may record; and the summary
+    instruction both summarizers are given (None: the case's or the shipped one)."""
 
     record_mode: str
     cassettes: str
+    instruction: str | None = None
+    instruction_file: str | None = None
 
 
 def default_plan(model: str, alt: str, out: Path, record_mode: str | None, cassettes: str | None) -> Plan:
@@ -70,7 +73,8 @@ def run_configs(model: str, alt: str, plan: Plan, prices: str | None) -> dict[st
     from harness.run.config import RunConfig
 
     control = control_of(alt)
-    common = {"model": model, "record_mode": plan.record_mode, "cassettes": plan.cassettes, "prices": prices}
+    common = {"model": model, "record_mode": plan.record_mode, "cassettes": plan.cassettes, "prices": prices,
+              "instruction": plan.instruction, "instruction_file": plan.instruction_file}
     return {"same": RunConfig(summarizer="same", **common),
             "alt": RunConfig(summarizer="same", control=control, **common) if control
             else RunConfig(summarizer=alt, **common)}
@@ -353,7 +357,8 @@ class SummarizerValidation:
 
 def validate_summarizer(cases: list[Case], model: str, alt: str, out: str | Path, *, record_mode: str | None = None,
                         cassettes: str | None = None, prices: str | None = None, concurrency: int = 1,
-                        resume: bool = False, observer: RunObserver | None = None) -> SummarizerValidation:
+                        resume: bool = False, observer: RunObserver | None = None,
+                        instruction: tuple[str, str] | None = None) -> SummarizerValidation:
     """Both runs (written to `out`/same and `out`/alt as each case finishes), the cost study, the decision."""
     if not cases:
         raise HarnessError("validate-summarizer: no cases to run")
@@ -362,6 +367,8 @@ def validate_summarizer(cases: list[Case], model: str, alt: str, out: str | Path
     out = Path(out)
     check_folder(out, resume)
     plan = default_plan(model, alt, out, record_mode, cassettes)
+    if instruction is not None:  # (text, file): one instruction for both runs
+        plan = replace(plan, instruction=instruction[0], instruction_file=instruction[1])
     cost = cost_side(cases, model, alt, prices)  # an unknown price fails here, before any model call
     same, alternative = run_pair(cases, model, alt, out, plan, prices, concurrency, resume=resume,
                                  observer=observer)

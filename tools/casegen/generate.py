@@ -29,6 +29,7 @@ from spec import Spec, system_prompt  # noqa: E402
 from work import build_session  # noqa: E402
 from worlds import WORLDS  # noqa: E402
 
+from harness.atomic import write_atomic  # noqa: E402
 from harness.session import dumps_session  # noqa: E402
 from harness.tokens import counter  # noqa: E402
 
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         folder.mkdir(parents=True, exist_ok=True)
         for name, text in files.items():
-            (folder / name).write_text(text, encoding="utf-8")
+            write_atomic(folder / name, text)
     return 1 if bad else 0
 
 

@@ -14,6 +14,7 @@ sys.path[:0] = [str(HERE), str(HERE.parents[1])]
 
 from builder import session_tokens  # noqa: E402
 
+from harness.atomic import write_atomic  # noqa: E402
 from harness.cases import case_tables, load_case  # noqa: E402
 
 
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         text = path.read_text(encoding="utf-8")
         head, rest = text.split(START, 1)
         _, tail = rest.split(END, 1)
-        path.write_text(f"{head}{START}\n{buf.getvalue()}{END}{tail}", encoding="utf-8")
+        write_atomic(path, f"{head}{START}\n{buf.getvalue()}{END}{tail}")
         return 0
     order = {"desktop": 0, "long": 1, "autonomous": 2, "edge": 3}
     true_name = true_counter()
