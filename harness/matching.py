@@ -4,7 +4,10 @@ Both sides are normalised the same way (case, whitespace, path separators, quote
 trailing punctuation), then an item matches only on token boundaries: a number never inside a longer number
 (`79` is not in `179`, `5` is not in `1.5`), a word never inside another word (`ok` is not in `token`).
 A `none` item counts only where it is *stated*: a mention marked as history ("changed from 7421", "7421 -> 7555",
-"not npm", "7421 (old)") states nothing. Pure functions, no I/O.
+"not npm", "7421 (old)") states nothing. An `all` item stated as absent ("not 8080", "no small ones") is not
+present. In a summary or a long answer an item counts only where a statement binds it to the probe's referent
+(an anchor beside it, or in the statement's heading): presence bound to what it is about, not layout.
+Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -19,10 +22,25 @@ _QUOTES = re.compile(r"[\"'`\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u00ab\u00
 _THOUSANDS = re.compile(r"(?<=\d)[,_](?=\d{3}(?!\d))")
 _SPACE = re.compile(r"\s+")
 _TRAILING = ".,;:!?"
-_UNIT = re.compile(r"\n+|(?<=[.!?])\s+")
-# A statement is a line or sentence of at most this many words. Across the 3,511 lines and sentences of the 15 real
-# Claude Code summaries in shared/real-sessions the longest has 54 words (p99: 31); a keyword bag is one long run.
-STATEMENT_WORDS = 60
+# A statement is a line, a sentence or a clause: split at line breaks, sentence ends, `;` and inline list marks
+# (a one-line summary is read clause by clause; a quoted request of any length is one statement).
+# A line under a heading or a parent item is about what that names ("## Pending tasks", "- `config.go`:" over
+# "  - port 9090"): the statement's heading is its nearest heading or label line and its parent item.
+_CLAUSE = re.compile(r"(?<=[.!?])\s+|;|\s[\u2022\u00b7]\s")
+_LABEL_LINE = re.compile(r"^\s*(?:#+\s|.*:\W*$)")
+# An `all` item right after one of these (an article or "any" between at most) is stated as absent: "no small
+# ones", "not 8080", "never retried", "don't retry" (quotes are spaces by then: "don t").
+_NEGATED = re.compile(r"(?:\b(?:no|not|never|without|nor|no\s+longer)|\w+n\s+t)(?:\s+(?:a|an|the|any))?\s+$")
+# Words of a question that name nothing (the fallback anchor is a content word of the question).
+_QUESTION_FILLER = frozenset("""
+what which who whom whose when where why how is are was were be been being do does did done has have had the a an
+of in on at to for from by with about into onto over under after before during since until and or but not no
+this that these those there here it its they them their we our you your he she his her i me my any some each
+every all both either neither one ones other same such than then so as if whether just only also still now
+currently current exactly right now yet ever again first last next session agent user assistant asked ask told
+tell say said says use used using make made want wanted wants need needed needs should would could will can may
+might must shall going get got find found keep kept name named give given value values thing things way
+""".split())
 
 # A none item preceded by one of these (at most two words in between, same clause) is mentioned as history.
 _HISTORY_BEFORE = re.compile(
@@ -54,10 +72,11 @@ def normalise_item(item: str) -> str:
 
 
 class Haystack:
-    """A text normalised once: a long context is asked many questions."""
+    """A text normalised once: a long context is asked many questions. A statement also knows its heading."""
 
-    def __init__(self, raw: str):
+    def __init__(self, raw: str, heading: str = ""):
         self.raw = raw
+        self.heading = heading
 
     @cached_property
     def text(self) -> str:
@@ -65,9 +84,43 @@ class Haystack:
 
     @cached_property
     def statements(self) -> tuple[Haystack, ...]:
-        """The lines and sentences of the text short enough to state something."""
-        units = (u for u in _UNIT.split(self.raw) if u.strip())
-        return tuple(Haystack(u) for u in units if len(u.split()) <= STATEMENT_WORDS)
+        """The lines, sentences and clauses of the text."""
+        return tuple(unit for line, heading in _lines_with_headings(self.raw) for unit in _clauses(line, heading))
+
+    @cached_property
+    def heading_text(self) -> str:
+        return normalise(self.heading)
+
+
+def _clauses(line: str, heading: str) -> list[Haystack]:
+    """A line's clauses; a label clause ("Pending tasks:", "## Next") heads the clauses after it in the line, as
+    it would the lines under it (a summary joined into one line keeps its structure)."""
+    out, label = [], ""
+    for clause in _CLAUSE.split(line):
+        if clause.strip():
+            out.append(Haystack(clause, f"{heading} {label}".strip()))
+            if _LABEL_LINE.match(clause.strip()):
+                label = clause
+    return out
+
+
+def _lines_with_headings(raw: str) -> list[tuple[str, str]]:
+    """Each non-blank line with its heading: the latest heading or unindented label line (ending in `:`), and
+    the nearest less indented line above it (its parent item)."""
+    out, heading, parents = [], "", []  # parents: (indent, line) of the open items above
+    for line in raw.splitlines():
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        while parents and parents[-1][0] >= indent:
+            parents.pop()
+        if indent == 0 and _LABEL_LINE.match(line):
+            out.append((line, heading if not line.lstrip().startswith("#") else ""))
+            heading, parents = line, []
+            continue
+        out.append((line, " ".join(filter(None, (heading, parents[-1][1] if parents else "")))))
+        parents.append((indent, line))
+    return out
 
 
 def _word(char: str) -> bool:
@@ -107,9 +160,78 @@ def contains(haystack: Haystack, item: str) -> bool:
     return bool(occurrences(haystack.text, normalise_item(item)))
 
 
-def stated_in(haystack: Haystack, item: str) -> bool:
-    """`item` is in one of the text's statements (a list of hundreds of words states nothing)."""
-    return any(contains(unit, item) for unit in haystack.statements)
+def negated(text: str, start: int) -> bool:
+    """Whether the mention starting at text[start] is stated as absent ("not 8080", "no small ones")."""
+    return bool(_NEGATED.search(text[max(0, start - 24):start]))
+
+
+_SUFFIX = re.compile(r"(?:ing|ed|es|s|ly)$")
+
+
+def question_anchors(question: str) -> tuple[str, ...]:
+    """The fallback referent of a probe without `anchor`: the content words of its question, each as its stem
+    and any ending ("remains" asks for `remain*`, which "remaining" holds)."""
+    words = (w.strip("./-") for w in re.findall(r"[\w./-]+", normalise(question)))
+    stems = (_stem(w) for w in words if w not in _QUESTION_FILLER and len(w) > 2)
+    return tuple(dict.fromkeys(stems))
+
+
+def _stem(word: str) -> str:
+    if not word.isalpha() or len(word) < 5:
+        return word
+    stem = _SUFFIX.sub("", word)
+    return (stem if len(stem) >= 4 else word) + "*"
+
+
+def anchor_in(text: str, anchor: str) -> bool:
+    """An anchor on token boundaries; one ending in `*` is a word's beginning (`remain*`: "remains", "remaining")."""
+    if not anchor.endswith("*"):
+        return bool(occurrences(text, normalise_item(anchor)))
+    stem = normalise_item(anchor[:-1])
+    return any(_left_ok(text, start, stem) for start in _finds(text, stem))
+
+
+def _finds(text: str, key: str):
+    start = text.find(key)
+    while start != -1:
+        yield start
+        start = text.find(key, start + 1)
+
+
+# An anchor binds a fact when it stands within this many words of it in the same statement: a quoted request of 70
+# words binds its own facts; a run of hundreds of words (a bag) binds only what happens to sit side by side.
+BESIDE_WORDS = 10
+
+
+def beside(text: str, start: int, end: int, words: int = BESIDE_WORDS) -> str:
+    """The words around text[start:end] (at most `words` each side; a normal form has one space between words),
+    the mention itself blanked: an item never anchors itself."""
+    before = " ".join(text[:start].split(" ")[-(words + 1):])
+    after = " ".join(text[end:].split(" ")[:words + 1])
+    return before + " " * (end - start) + after
+
+
+def anchored(text: str, start: int, end: int, anchors: tuple[str, ...], words: int = BESIDE_WORDS) -> bool:
+    """One of `anchors` stands beside the mention at text[start:end] (within `words` words)."""
+    near = beside(text, start, end, words)
+    return any(anchor_in(near, a) for a in anchors)
+
+
+def bound_in(unit: Haystack, item: str, anchors: tuple[str, ...] | None, negatable: bool = True) -> bool:
+    """`item` stated (not negated, when `negatable`) in `unit`, with one of `anchors` (any one will do) beside it
+    or in the statement's heading, when anchors are given."""
+    key = normalise_item(item)
+    spans = [s for s in occurrences(unit.text, key) if not (negatable and negated(unit.text, s))]
+    if not spans or anchors is None:
+        return bool(spans)
+    return (any(anchored(unit.text, s, s + len(key), anchors) for s in spans)
+            or any(anchor_in(unit.heading_text, a) for a in anchors))
+
+
+def stated_in(haystack: Haystack, item: str, anchors: tuple[str, ...] | None = None, negatable: bool = True) -> bool:
+    """`item` stated in one of the text's statements beside the probe's referent (an anchor): a fact counts where
+    it is bound to what it is about, not where it merely occurs in a run of words."""
+    return any(bound_in(unit, item, anchors, negatable) for unit in haystack.statements)
 
 
 def is_history(text: str, start: int, end: int) -> bool:
@@ -143,11 +265,38 @@ class Match:
         return "every item present, nothing forbidden stated"
 
 
+# An answer longer than this many words is read statement by statement with the probe's anchors, as a summary is:
+# a terse answer ("8080") names no referent, a paragraph that lists values must bind the asked one to it.
+LONG_ANSWER_WORDS = 40
+# A question that itself asks about an absence ("which files must the agent not modify?") is answered by a negated
+# item: the negation is what is asked, not a denial of the item.
+_NEGATIVE_QUESTION = re.compile(r"\b(?:not|never|no|cannot|without|forbid\w*|avoid\w*|prohibit\w*|\w+n\s+t)\b")
+
+
+def asks_absence(question: str) -> bool:
+    return bool(_NEGATIVE_QUESTION.search(normalise(question)))
+
+
+def present(haystack: Haystack, item: str, *, negatable: bool = True) -> bool:
+    """`item` occurs somewhere not stated as absent (with `negatable` false, anywhere)."""
+    text = haystack.text
+    return any(not (negatable and negated(text, s)) for s in occurrences(text, normalise_item(item)))
+
+
 def match_items(haystack: Haystack, all_items: tuple[tuple[str, ...], ...], none: tuple[str, ...] = (),
-                regex: str | None = None, *, none_in: Haystack | None = None) -> Match:
-    """`all`: every item (some alternative of it) present; `none`: none stated as current (in `none_in`, by
-    default the same text); `regex`: searched in the raw text."""
-    missing = tuple(item[0] for item in all_items if not any(contains(haystack, a) for a in item))
+                regex: str | None = None, *, none_in: Haystack | None = None,
+                anchors: tuple[str, ...] | None = None, negatable: bool = True) -> Match:
+    """`all`: every item (some alternative of it) present and not negated (when `negatable`), bound to one of
+    `anchors` in a statement when the text is long (over LONG_ANSWER_WORDS); `none`: none stated as current (in
+    `none_in`, by default the same text); `regex`: searched in the raw text."""
+    long = anchors is not None and len(haystack.text.split()) > LONG_ANSWER_WORDS
+
+    def found(alternative: str) -> bool:
+        if long:
+            return any(bound_in(unit, alternative, anchors, negatable) for unit in haystack.statements)
+        return present(haystack, alternative, negatable=negatable)
+
+    missing = tuple(item[0] for item in all_items if not any(found(a) for a in item))
     where = haystack if none_in is None else none_in
     forbidden = tuple(n for n in none if states(where, n))
     regex_ok = regex is None or probe_regex.search(regex, haystack.raw)

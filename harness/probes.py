@@ -20,7 +20,8 @@ from harness.models.compaction_item import item_reference
 from harness.session import Message, Session, message_text
 from harness.tokens import MessageTokens
 from harness.chat import chat_message
-from harness.matching import Haystack, Match, contains, match_items, stated_in, states
+from harness.matching import (Haystack, Match, anchored, asks_absence, contains, match_items, normalise_item, occurrences,
+                              question_anchors, stated_in, states)
 
 CONDITIONS = ("compacted", "full", "floor")
 ANSWER_INSTRUCTION = "Answer from the conversation above, briefly and exactly.\n\nQuestion: {question}"
@@ -34,11 +35,18 @@ ANSWER_TOKENS = 512
 JUDGE_TOKENS = 200
 
 
+def anchors(probe: Probe) -> tuple[str, ...] | None:
+    """What binds a fact to the probe's referent: its `anchor` words, or else the content words of its question
+    (None when a question names nothing: then a fact needs no referent beside it)."""
+    return probe.anchor or question_anchors(probe.question) or None
+
+
 def match(text: str | Haystack, probe: Probe, *, check_none: bool = True, check_regex: bool = True) -> Match:
-    """An answer graded by the probe's matchers (EVALUATION.md: token boundaries, `none` as stated values)."""
+    """An answer graded by the probe's matchers (docs/evaluation.md: token boundaries, `none` as stated values,
+    an item stated as absent missing, a long answer's items bound to the probe's referent)."""
     text = text if isinstance(text, Haystack) else Haystack(text)
-    return match_items(text, probe.all, probe.none if check_none else (),
-                       probe.regex if check_regex else None)
+    return match_items(text, probe.all, probe.none if check_none else (), probe.regex if check_regex else None,
+                       anchors=anchors(probe), negatable=not asks_absence(probe.question))
 
 
 @dataclass(frozen=True)
@@ -52,15 +60,17 @@ class ContextText:
 
 def retained(context: ContextText | str, probe: Probe) -> Match:
     """The expected facts in what the context holds besides the system prompt (docs/evaluation.md): anywhere in
-    the verbatim messages, or stated in the summary (a line or sentence, not a run of hundreds of words). `none`
+    the verbatim messages, or stated in the summary: in a line, sentence or clause that also names the probe's
+    referent (an anchor), not stated as absent. `none`
     applies to the summary, where the compaction states values as current; verbatim history holds superseded
     values in their order. A regex counts only when it is the probe's sole matcher (regexes shape answers)."""
     if isinstance(context, str):
         context = ContextText(Haystack(context))
     verbatim, summary = context.verbatim, context.summary
+    bound, negatable = anchors(probe), not asks_absence(probe.question)
 
     def present(item: str) -> bool:
-        return contains(verbatim, item) or (summary is not None and stated_in(summary, item))
+        return contains(verbatim, item) or (summary is not None and stated_in(summary, item, bound, negatable))
 
     missing = tuple(item[0] for item in probe.all if not any(present(a) for a in item))
     forbidden = tuple(n for n in probe.none if states(summary, n)) if summary is not None else ()
@@ -261,3 +271,31 @@ def example_problems(probe: Probe) -> list[str]:
         if match(answer, probe).passed:
             problems.append(f"reject example {answer!r} passes (every item present, nothing forbidden stated)")
     return problems
+
+
+# In the evidence message (a transcript: tool output, a long request) the referent may stand further from the fact
+# than a summary's statement puts it; this many words either side.
+EVIDENCE_WORDS = 40
+
+
+def anchor_problems(probe: Probe, session: Session) -> list[str]:
+    """The probe's referent (its anchor, or its question's content words) must stand beside one of its facts where
+    the session establishes it (the `planted_at` message and the one before), so a summary can be asked to keep
+    the two together."""
+    bound = anchors(probe)
+    if bound is None or not probe.all or not 0 <= probe.planted_at < len(session.messages):
+        return []
+    # the message before it too: a tool result is about its call, a reply about what it answers
+    text = Haystack(" ".join(evidence_text(m) for m in session.messages[max(0, probe.planted_at - 1):probe.planted_at + 1])).text
+    spans = [(s, s + len(key)) for item in probe.all for key in map(normalise_item, item) for s in occurrences(text, key)]
+    if not spans or any(anchored(text, start, end, bound, EVIDENCE_WORDS) for start, end in spans):
+        return []  # (a fact established elsewhere than planted_at: the cases' own checks say where)
+    where = "its anchor" if probe.anchor else "no word of its question (add `anchor`)"
+    return [f"{where} ({', '.join(bound[:6])}) stands within {EVIDENCE_WORDS} words of none of its facts in message "
+            f"{probe.planted_at}, where the fact is established"]
+
+
+def evidence_text(message: Message) -> str:
+    calls = " ".join(f"{c.name} {json.dumps(c.arguments, ensure_ascii=False)}" for c in message.tool_calls)
+    return f"{message_text(message)} {calls}"
+

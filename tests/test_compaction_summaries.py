@@ -111,3 +111,19 @@ def test_harness_time_counts_request_building_but_not_the_wait_on_the_model():
     assert event.harness_time_s >= 0.03  # building the request is harness work
     assert event.wall_time_s - event.harness_time_s >= 0.05  # waiting on the model is not
     assert event.harness_time_s < event.wall_time_s - 0.04
+
+
+def test_a_summary_over_its_budget_is_graded_cut_to_it_and_flagged():
+    from harness.compaction.summarizer import SummaryResult, within_budget
+    from harness.tokens import counter
+
+    tokens = counter("o200k")
+    text = "## State\n" + "\n".join(f"- fact {i}: port {9000 + i} on host h{i}" for i in range(40))
+    size = tokens.count_text(text)
+    cut = within_budget(SummaryResult(text, "m"), 50, tokens)
+    assert tokens.count_text(cut.text) <= 50 and text.startswith(cut.text) and cut.extra["over_budget_tokens"] == size
+    assert text[len(cut.text)] in " \n"  # cut at a word's end, never inside one
+    kept = SummaryResult(text, "m")
+    assert within_budget(kept, size, tokens) is kept and within_budget(kept, 0, tokens) is kept  # within, or none
+    item = SummaryResult(text, "m", extra={"provider_item": True})
+    assert within_budget(item, 10, tokens) is item  # a provider's item is sent back as it came

@@ -61,6 +61,32 @@ def test_head_first_and_last_are_transcript_slices():
     assert ControlSummarizer("head-first", Fixed("x " * 8)).summarize(request("EARLIER")).text.startswith("EARLIER")
 
 
+def test_the_bag_in_lines_and_dotted_holds_the_same_tokens_laid_out():
+    docs = [(True, m.content) for m in HEAD]
+    tokens = counter("o200k")
+    run, lined, dotted = (keyword_bag(docs, 60, tokens, layout) for layout in ("run", "lined", "dotted"))
+    assert all(len(line.split(" ")) <= 10 for line in lined.splitlines()) and len(lined.splitlines()) > 1
+    assert lined.split() == run.split()[:len(lined.split())]  # the same ranking, cut into lines
+    assert all(word.endswith(".") for word in dotted.split(" "))
+    assert tokens.count_text(lined) <= 60 and tokens.count_text(dotted) <= 60
+
+
+def test_line_picker_value_dump_and_last_lines():
+    from harness.compaction.controls import last_lines, line_picker, value_dump
+
+    tokens = counter("o200k")
+    docs = [(True, m.content) for m in HEAD] + [(False, "Traceback (most recent call last)\nValueError: port")]
+    picked = line_picker(docs, 60, tokens).splitlines()
+    assert picked[:3] == [m.content for m in HEAD]  # whole lines, what was said first
+    dump = value_dump(docs, 200, tokens).splitlines()
+    assert "server to port: 9090" in dump and "Editing: src/server/config.ts" in dump  # three words before it
+    assert "staging host is: db-stage-03.internal" in dump
+    assert len(dump) == len(set(dump))  # each value once
+    kept = last_lines(request(), 40, tokens)
+    assert kept.startswith(HEAD[0].content) and kept.endswith(HEAD[1].content)
+    assert tokens.count_text(last_lines(request(), 12, tokens)) <= 12
+
+
 def test_an_unknown_control_is_refused():
     with pytest.raises(ValueError, match="unknown control"):
         ControlSummarizer("lucky", Fixed("x"))
@@ -92,4 +118,4 @@ def test_run_with_controls_runs_each_control_beside_the_summarizer(tmp_path, cap
     assert set(study["grades"]["answered"]["keyword-bag"]["by_case"]) == {"edge-superseded-facts"}
     assert main(["run", "--cases-dir", cases, "--cases", "edge-superseded-facts", "--control", "lucky",
                  "--out", str(tmp_path / "x")]) == 2
-    assert "--control lucky: choose one of empty, keyword-bag, head-first, head-last" in capsys.readouterr().err
+    assert "--control lucky: choose one of " + ", ".join(CONTROLS) in capsys.readouterr().err

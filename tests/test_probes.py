@@ -39,15 +39,83 @@ def test_none_items_fail_an_answer_that_states_them_but_not_one_that_tells_the_h
     assert retained(ContextText(Haystack(""), Haystack("port 9090 (was 8080)")), p).passed
 
 
-def test_a_summary_retains_a_fact_only_where_a_statement_holds_it():
+def test_a_summary_retains_a_fact_only_in_a_statement_that_names_its_referent():
     from harness.probes import ContextText
     from harness.matching import Haystack
 
-    p = probe(all=(("9090",),))
+    p = probe(all=(("9090",),), anchor=("port",))
+
+    def kept(summary: str) -> bool:
+        return retained(ContextText(Haystack(""), Haystack(summary)), p).passed
+
     bag = " ".join(f"token{i}" for i in range(80)) + " 9090 " + " ".join(f"word{i}" for i in range(20))
-    assert not retained(ContextText(Haystack(""), Haystack(bag)), p).passed  # a keyword bag states nothing
+    assert not kept(bag) and not kept(bag + " port")  # a run of words binds the fact to nothing far from it
     assert retained(ContextText(Haystack(bag)), p).passed  # verbatim history counts wherever it says it
-    assert retained(ContextText(Haystack(""), Haystack("## Decisions\n- The dev server listens on 9090.")), p).passed
+    assert kept("## Decisions\n- The dev server port is 9090.")
+    assert not kept("The dev server listens on 9090. The port question is open.")  # the referent elsewhere
+    assert not kept("port. 9090. staging. deploy.")  # one token a sentence: nothing is bound
+    assert kept("goal: ship the flag; dev server port: 9090; tests green")  # a one-line summary, clause by clause
+    long_request = "The user asked: " + " ".join(["please"] * 70) + " keep the port at 9090"
+    assert kept(long_request)  # no word-count limit: a quoted 70-word request is one statement
+    assert not kept("port " + " ".join(["and"] * 11) + " 9090")  # eleven words apart: not beside it
+    self_anchored = probe(all=(("port 9090",),), anchor=("port",))
+    assert not retained(ContextText(Haystack(""), Haystack("port 9090")), self_anchored).passed  # never itself
+
+
+def test_a_heading_or_parent_item_names_the_referent_of_the_lines_under_it():
+    from harness.probes import ContextText
+    from harness.matching import Haystack
+
+    p = probe(all=(("9090",),), anchor=("port",))
+
+    def kept(summary: str) -> bool:
+        return retained(ContextText(Haystack(""), Haystack(summary)), p).passed
+
+    assert kept("## Dev server port\n- 9090, set in config.ts")
+    assert kept("Port settings:\n9090 on staging")
+    assert kept("- `config.ts` (port):\n  - changed to 9090")
+    assert not kept("## Budget\n- 9090 units\n## Port\n- unchanged")  # the heading of another section
+    assert not kept("- port\n- 9090")  # a sibling line is no heading
+    assert kept("## Port; 9090; tests green") and kept("Port:; 9090")  # the same structure joined into one line
+    assert not kept("## Budget; 9090 units; ## Port; unchanged")
+
+
+def test_without_an_anchor_the_question_s_content_words_bind_the_fact():
+    from harness.probes import ContextText, anchors
+    from harness.matching import Haystack
+
+    p = probe(question="Which port does the staging API listen on?")
+    assert set(anchors(p)) >= {"port", "stag*", "api", "listen*"} and "which" not in anchors(p)
+    assert retained(ContextText(Haystack(""), Haystack("Staging API: 9090")), p).passed
+    assert not retained(ContextText(Haystack(""), Haystack("Budget: 9090 dollars")), p).passed
+
+
+def test_an_item_stated_as_absent_does_not_pass():
+    small = probe(question="What did the user ask about the size of commits?", all=(("small",),))
+    assert not match("No small ones.", small).passed and match("Keep commits small.", small).passed
+    port = probe(all=(("8080",),))
+    assert not match("Not 8080.", port).passed and not match("it is not `8080`", port).passed
+    assert match("It was 8080.", port).passed and match("changed from 9090 to 8080", port).passed  # history stays
+    retried = probe(question="What happened to the failed upload?", all=(("retried",),))
+    assert not match("It was never retried.", retried).passed and not match("They don't retry; not retried", retried).passed
+    assert match("It was retried twice.", retried).passed
+    from harness.probes import ContextText
+    from harness.matching import Haystack
+
+    assert not retained(ContextText(Haystack(""), Haystack("Commit size: no small ones")), small).passed
+
+
+def test_a_question_about_an_absence_accepts_the_negated_item():
+    p = probe(question="Which kinds of files must the agent not modify?", all=(("tests",),))
+    assert match("Do not modify tests.", p).passed and match("never the tests", p).passed
+
+
+def test_a_long_answer_binds_each_item_to_the_referent_a_short_one_need_not():
+    p = probe(all=(("9090",),), anchor=("port",))
+    assert match("9090", p).passed
+    filler = " ".join(["the", "work", "went", "on"] * 10)
+    assert not match(f"{filler}. Budget was 9090 units. The port was discussed.", p).passed
+    assert match(f"{filler}. The port is 9090.", p).passed
 
 
 def test_regex_shapes_answers_and_counts_alone_for_retention():

@@ -62,11 +62,41 @@ def test_study_needs_the_real_summaries():
 
 
 def test_arms_are_the_recorded_policy_the_summarizer_at_recorded_points_and_each_control():
+    from harness.compaction.controls import CONTROLS
+
     chosen = arms()
-    assert [a.name for a in chosen] == [REAL, BUILTIN, "empty", "keyword-bag", "head-first", "head-last"]
+    assert [a.name for a in chosen] == [REAL, BUILTIN, *CONTROLS]
     assert chosen[0].config.policy == "recorded" and not chosen[0].config.at_recorded_points
     assert all(a.config.at_recorded_points and a.config.recorded_tail == "recorded" for a in chosen[1:])
-    assert [a.config.control for a in chosen[1:]] == [None, "empty", "keyword-bag", "head-first", "head-last"]
+    assert [a.config.control for a in chosen[1:]] == [None, *CONTROLS]
+
+
+def test_study_states_each_summarizer_s_margin_over_the_strongest_control():
+    many = [("c%d" % (i % 5), "compaction:1", f"p{i}", "recall" if i % 2 else "goal") for i in range(40)]
+    real = _run({p: True for p in many})
+    builtin = _run({p: int(p[2][1:]) % 4 != 0 for p in many})
+    weak = _run({p: int(p[2][1:]) < 4 for p in many})
+    strong = _run({p: int(p[2][1:]) % 2 == 0 for p in many})  # passes every goal probe, no recall probe
+    study = real_study({REAL: real, BUILTIN: builtin, "empty": weak, "line-picker": strong})
+    margins = study["grades"]["retained"]["margins"]
+    assert set(margins) == {REAL, BUILTIN}
+    overall = margins[REAL]["overall"]
+    assert overall["control"] == "line-picker" and (overall["summarizer"], overall["control_passes"]) == (40, 20)
+    assert overall["margin"] == 20 and overall["only_summarizer"] == 20 and overall["only_control"] == 0
+    assert overall["p_value"] < 1e-5 and overall["separated"] and overall["cluster95"][0] > 0
+    # per kind the strongest control there: on goal probes line-picker passes all, so nothing separates them
+    assert margins[REAL]["by_kind"]["goal"]["margin"] == 0 and not margins[REAL]["by_kind"]["goal"]["separated"]
+    assert margins[REAL]["unseparated_kinds"] == {"goal": ["line-picker"]}
+    text = __import__("harness.render.real", fromlist=["markdown_real"]).markdown_real(study)
+    assert "Margin of real summary over the strongest control" in text and "goal (line-picker)" in text
+
+
+def test_study_refuses_arms_with_summaries_over_the_recorded_size_unless_asked():
+    real, over = _run({PROBES[0]: True}), _run({PROBES[0]: True})
+    over["aggregates"] = {"summary": {"over_budget": 2}}
+    with pytest.raises(Exception, match=r"longer than the recorded size in builtin \(2\).*--allow-over-budget"):
+        real_study({REAL: real, BUILTIN: over})
+    assert real_study({REAL: real, BUILTIN: over}, allow_over_budget=True)["over_budget"] == {BUILTIN: 2}
 
 
 def test_real_report_runs_the_arms_and_reads_them_back(tmp_path, capsys):

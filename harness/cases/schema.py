@@ -25,6 +25,7 @@ class Probe:
     question: str
     all: tuple[tuple[str, ...], ...]  # each item: its alternatives
     none: tuple[str, ...] = ()
+    anchor: tuple[str, ...] = ()  # any-of: words naming what the probe asks about ("port", a file name)
     regex: str | None = None
     planted_at: int = 0
     rubric: str | None = None

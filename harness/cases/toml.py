@@ -29,8 +29,8 @@ TABLES = ("case", "model", "probe", "policy", "summary", "generator")
 SUMMARY_KEYS = ("instruction",)
 CASE_KEYS = ("id", "title", "pool", "session", "notes")
 MODEL_KEYS = ("name", "context_window", "max_output_tokens")
-PROBE_KEYS = ("id", "kind", "question", "all", "none", "regex", "planted_at", "rubric", "at", "draft", "accept",
-              "reject", "note")
+PROBE_KEYS = ("id", "kind", "question", "all", "none", "anchor", "regex", "planted_at", "rubric", "at", "draft",
+              "accept", "reject", "note")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _KIND_NAMES = {str: "a string", int: "an integer", dict: "a table", bool: "true or false"}
 
@@ -187,6 +187,10 @@ def _probe(raw: dict, where: str, number: int) -> Probe:
     none = raw.get("none", [])
     if not isinstance(none, list) or not all(isinstance(i, str) and i for i in none):
         fail("`none` must be a list of strings")
+    anchor = raw.get("anchor", [])
+    if not isinstance(anchor, list) or not all(isinstance(i, str) and normalise_item(i) for i in anchor):
+        fail("`anchor` must be a list of non-empty strings (the words that name what the probe asks about; "
+             "`word*` for any ending)")
     regex = raw.get("regex")
     if regex is not None:
         if not isinstance(regex, str):
@@ -227,7 +231,7 @@ def _probe(raw: dict, where: str, number: int) -> Probe:
     return Probe(
         id=raw["id"], kind=raw["kind"], question=raw["question"],
         all=tuple((i,) if isinstance(i, str) else tuple(i) for i in items),
-        none=tuple(none), regex=regex, planted_at=planted, rubric=raw.get("rubric"), at=at,
+        none=tuple(none), anchor=tuple(anchor), regex=regex, planted_at=planted, rubric=raw.get("rubric"), at=at,
         draft=raw.get("draft", False), note=raw.get("note"), **examples,
     )
 

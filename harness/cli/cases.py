@@ -70,7 +70,7 @@ def case_problems(case: Case) -> list[str]:
     graded by its matchers (a self-test that fails is a defect of the probe)."""
     from harness.cases import validate_case
     from harness.cases.thinking import thinking_only_problems
-    from harness.probes import example_problems
+    from harness.probes import anchor_problems, example_problems
     from harness.run.preflight import case_policy_problem
 
     try:
@@ -82,7 +82,8 @@ def case_problems(case: Case) -> list[str]:
               f"`draft` (run skips it unless --include-drafts)" for probe in case.probes if probe.draft]
     policy = [p for p in [case_policy_problem(case)] if p]  # what `run` refuses, validate reports
     return problems + policy + drafts + thinking_only_problems(case) + [
-        f"{where}: probe {probe.id}: {problem}" for probe in case.probes for problem in example_problems(probe)]
+        f"{where}: probe {probe.id}: {problem}" for probe in case.probes
+        for problem in (*example_problems(probe), *anchor_problems(probe, case.session))]
 
 
 def grade_command(args: argparse.Namespace) -> int:

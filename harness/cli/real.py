@@ -25,6 +25,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     real.add_argument("--from-runs", action="store_true",
                       help="report on the runs already in --out instead of running the arms")
     real.add_argument("--resume", action="store_true", help="continue the arms' runs in --out")
+    real.add_argument("--allow-over-budget", action="store_true",
+                      help="compare arms even when some summaries exceeded the recorded size (graded cut to it)")
     options.add_markdown(real, "also write the report as markdown (default: OUT/report.md)")
     options.add_json(real, "print the study as one JSON document")
     real.set_defaults(func=command)
@@ -44,7 +46,7 @@ def command(args: argparse.Namespace) -> int:
         if not cases:
             raise HarnessError(f"no case of pool {args.pool!r} in the selection")
         runs = run_arms(cases, out, chosen, ArmProgress(as_json=args.json), resume=args.resume)
-    study = real_study(runs, under_test=chosen[1].name)
+    study = real_study(runs, under_test=chosen[1].name, allow_over_budget=args.allow_over_budget)
     markdown = Path(args.markdown) if args.markdown else out / "report.md"
     show_real(study, as_json=args.json, markdown=markdown,
               command="compaction-harness " + " ".join(shlex.quote(a) for a in sys.argv[1:]))

@@ -18,7 +18,7 @@ from harness.compaction.context import LiveContext, Replay
 from harness.compaction.events import CompactionEvent, PruneEvent, Risk, SummaryCall, Totals, compaction_event
 from harness.compaction.fold import NOTHING, Fold, prepare, with_appendix
 from harness.compaction.provider import NOT_COMPACTED, kept_indices
-from harness.compaction.summarizer import Summarizer, SummaryInput, SummaryResult, summary_block
+from harness.compaction.summarizer import Summarizer, SummaryInput, SummaryResult, summary_block, within_budget
 from harness.failure import RequestFailed, RequestFailure
 from harness.policy.base import ContextView, Plan, Policy, SendPoint
 from harness.redact import redact
@@ -142,6 +142,10 @@ class Compactor:
             if fold.ask.reject_if_larger and context.totals_after(block, tail.start, kept, kept_text).est > before.est:
                 self._reject(fold, result, text)
                 return
+            if not provider:  # kept: graded and carried on as the budget allows (the policy judged what was written)
+                result = within_budget(result, fold.ask.request.budget_tokens, self.true.tokens)
+                text = with_appendix(result.text, fold.ask.appendix)
+                block = summary_block(text, number)
         head_start = context.live_start
         context.fold(block, tail.start, kept, kept_text)
         self.policy.folded(tail.start, context.kept, block, context.summary_est)

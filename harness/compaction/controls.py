@@ -2,8 +2,12 @@
 
 Each wraps the summarizer under test and answers at the size of the summary it wrote (true tokens), so a
 control differs from it in content only: `empty` (the header alone), `keyword-bag` (the head's distinctive
-tokens, no sentences), `head-first` / `head-last` (the first / last tokens of the head as a transcript).
-A grade that gives a keyword bag most of a real summary's credit measures token presence, not retention.
+tokens, no sentences) and the same bag laid out `keyword-bag-lined` (10 tokens a line) and `keyword-bag-dotted`
+(". " after every token), `head-first` / `head-last` (the first / last tokens of the head as a transcript), and
+the strongest cheap tricks: `line-picker` (whole lines of the head, what was said first), `value-dump` (every
+path, number, id and command of the head with a 3-word label) and `last-lines` (the first user message and the
+last assistant lines). A grade that gives any of them most of a real summary's credit measures token presence
+or layout, not retention.
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from harness.compaction.summarizer import Summarizer, SummaryInput, SummaryResul
 from harness.session import Message, message_text
 from harness.tokens import TokenCounter, counter
 
-CONTROLS = ("empty", "keyword-bag", "head-first", "head-last")
+CONTROLS = ("empty", "keyword-bag", "keyword-bag-lined", "keyword-bag-dotted", "head-first", "head-last",
+            "line-picker", "value-dump", "last-lines")
 _TOKEN = re.compile(r"[A-Za-z0-9_][\w./:@#-]*[\w]|[A-Za-z0-9]")
 # Words that carry no task state in any session; a bag of them would be a weaker adversary than we want.
 _COMMON = frozenset("""
@@ -52,9 +57,8 @@ def _words(text: str) -> list[str]:
     return [t for t in _TOKEN.findall(text) if t.lower() not in _COMMON and (len(t) > 2 or t.isdigit())]
 
 
-def keyword_bag(docs: list[tuple[bool, str]], budget: int, tokens: TokenCounter) -> str:
-    """The head's distinctive tokens (TF-IDF over its messages), what was said before tool output, no sentences:
-    as strong a bag as token statistics make, so beating it means more than holding the right tokens."""
+def ranked_words(docs: list[tuple[bool, str]]) -> list[str]:
+    """The head's distinctive tokens (TF-IDF over its messages), what was said before tool output."""
     tf, df, said, first = Counter(), Counter(), set(), {}
     for position, (is_said, text) in enumerate(docs):
         words = _words(text)
@@ -65,8 +69,22 @@ def keyword_bag(docs: list[tuple[bool, str]], budget: int, tokens: TokenCounter)
         for word in words:
             first.setdefault(word, position)
     n = len(docs)
-    ranked = sorted(tf, key=lambda w: (w not in said, -tf[w] * math.log(1 + n / df[w]), first[w]))
-    return _fill(ranked, " ", budget, tokens)
+    return sorted(tf, key=lambda w: (w not in said, -tf[w] * math.log(1 + n / df[w]), first[w]))
+
+
+def keyword_bag(docs: list[tuple[bool, str]], budget: int, tokens: TokenCounter, layout: str = "run") -> str:
+    """The ranked tokens, no sentences: as strong a bag as token statistics make, so beating it means more than
+    holding the right tokens. `layout`: one run of words, `lined` (10 a line) or `dotted` (". " after each)."""
+    words = ranked_words(docs)
+    if layout == "lined":
+        lines = [" ".join(words[i:i + BAG_LINE]) for i in range(0, len(words), BAG_LINE)]
+        return _fill(lines, "\n", budget, tokens)
+    if layout == "dotted":
+        return _fill([w + "." for w in words], " ", budget, tokens)
+    return _fill(words, " ", budget, tokens)
+
+
+BAG_LINE = 10
 
 
 def _fill(pieces: list[str], sep: str, budget: int, tokens: TokenCounter) -> str:
@@ -93,9 +111,59 @@ def head_last(text: str, budget: int, tokens: TokenCounter) -> str:
 _MAKERS: dict[str, Callable[[SummaryInput, int, TokenCounter], str]] = {
     "empty": lambda request, budget, tokens: "",
     "keyword-bag": lambda request, budget, tokens: keyword_bag(_documents(request), budget, tokens),
+    "keyword-bag-lined": lambda request, budget, tokens: keyword_bag(_documents(request), budget, tokens, "lined"),
+    "keyword-bag-dotted": lambda request, budget, tokens: keyword_bag(_documents(request), budget, tokens, "dotted"),
+    "line-picker": lambda request, budget, tokens: line_picker(_documents(request), budget, tokens),
+    "value-dump": lambda request, budget, tokens: value_dump(_documents(request), budget, tokens),
+    "last-lines": lambda request, budget, tokens: last_lines(request, budget, tokens),
     "head-first": lambda request, budget, tokens: head_first("\n".join(_head_text(request)), budget, tokens),
     "head-last": lambda request, budget, tokens: head_last("\n".join(_head_text(request)), budget, tokens),
 }
+
+
+def _lines(docs: list[tuple[bool, str]]) -> list[str]:
+    """The head's distinct non-blank lines, what the user and the assistant said first, then tool output, each
+    in session order."""
+    said = [line.strip() for is_said, text in docs if is_said for line in text.splitlines()]
+    output = [line.strip() for is_said, text in docs if not is_said for line in text.splitlines()]
+    return list(dict.fromkeys(line for line in said + output if line))
+
+
+def line_picker(docs: list[tuple[bool, str]], budget: int, tokens: TokenCounter) -> str:
+    """Whole lines of the head, what was said first, to the budget: selection without any rewriting."""
+    return _fill(_lines(docs), "\n", budget, tokens)
+
+
+# A value: a path, a dotted name (file, host, version, module), a hex or ticket id, a camelCase or snake_case
+# name, a number, or a command in backticks.
+_VALUE = re.compile(r"(?:[\w.~-]*/[\w./~-]+|\b[\w-]+(?:\.[\w-]+)+\b|\b[0-9a-f]{7,40}\b|\b[A-Z][A-Z0-9]+-\d+\b|"
+                    r"\b[a-z]+(?:[A-Z][a-z0-9]*)+\b|\b[A-Za-z]+(?:_[A-Za-z0-9]+)+\b|\b\d[\d,:]*\b|`[^`\n]{2,80}`)")
+_LABEL = re.compile(r"[A-Za-z][\w-]*")
+
+
+def value_dump(docs: list[tuple[bool, str]], budget: int, tokens: TokenCounter) -> str:
+    """Every path, number, id and command of the head (what was said first), each once, labelled with the three
+    words before it: the exact values a summary would hold, bound to the words that stood beside them."""
+    entries: dict[str, str] = {}
+    for line in _lines(docs):
+        for found in _VALUE.finditer(line):
+            value = found.group().strip("`.,:")
+            if value and value not in entries:
+                label = " ".join(_LABEL.findall(line[:found.start()])[-3:])
+                entries[value] = f"{label}: {value}" if label else value
+    return _fill(list(entries.values()), "\n", budget, tokens)
+
+
+def last_lines(request: SummaryInput, budget: int, tokens: TokenCounter) -> str:
+    """The first user message, then the assistant's lines from the last back, to the budget: what a runtime
+    that keeps the request and the latest talk would hold."""
+    first = next((message_text(m) for m in request.head if m.role == "user" and message_text(m).strip()), "")
+    head = _fill(first.splitlines(), "\n", budget, tokens)
+    spoken = [line.strip() for m in request.head if m.role == "assistant" for line in message_text(m).splitlines()]
+    latest = list(reversed(list(dict.fromkeys(reversed([line for line in spoken if line])))))
+    room = budget - tokens.count_text(head + "\n")
+    tail = list(reversed(_fill(list(reversed(latest)), "\n", max(room, 0), tokens).split("\n")))
+    return "\n".join(part for part in (head, "\n".join(tail)) if part.strip())
 
 
 @dataclass

@@ -8,13 +8,14 @@ block of the configured size, so `simulate` can measure the policy's mechanics o
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from harness.chat import chat_message
 from harness.models.base import ChatMessage, ModelClient, ModelRequest
 from harness.session import Message
+from harness.tokens import TokenCounter
 
 SECTIONS = ("Goal", "Constraints", "Progress", "Decisions", "Files", "Errors", "Next steps")
 SHAPES = ("prefix", "fresh", "tools-dropped")
@@ -163,3 +164,24 @@ def model_summarizer(spec: str, **options: Any) -> ModelSummarizer:
     client_options = {k: options.pop(k) for k in ("cassette_path", "record_mode", "case_id", "transport")
                       if k in options}
     return ModelSummarizer(open_client(spec, **client_options), check_spec(spec).model, **options)
+
+
+def within_budget(result: SummaryResult, budget: int, tokens: TokenCounter) -> SummaryResult:
+    """The summary graded as the budget allows: one longer than `budget` true tokens is cut to its longest
+    prefix within it (at a line or word end) and flagged with its size (`extra["over_budget_tokens"]`), so
+    writing past the budget buys nothing. A budget of 0 (none given) and a provider's item are left alone."""
+    size = tokens.count_text(result.text) if budget > 0 and not result.extra.get("provider_item") else 0
+    if size <= budget:
+        return result
+    low, high = 0, len(result.text)
+    while low < high:  # the longest prefix within the budget (a handful of counts)
+        middle = (low + high + 1) // 2
+        if tokens.count_text(result.text[:middle]) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    cut = result.text[:low]
+    end = max(cut.rfind("\n"), cut.rfind(" "))
+    text = cut[:end] if end > 0 and low < len(result.text) else cut
+    return replace(result, text=text.rstrip(), extra={**result.extra, "over_budget_tokens": size})
+

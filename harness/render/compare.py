@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from harness.atomic import write_atomic
+from harness.render.margins import margins_markdown, overall_line
 from harness.render.console import stdout
 from harness.render.definitions import QUESTIONS, markdown_questions
 from harness.render.format import fixed, headline_rate, number, rate_percent, sourced_dollars, wilson_rate
@@ -159,6 +160,7 @@ def controls_markdown(result: dict[str, Any]) -> list[str]:
             if apart:
                 lines.append(f"- not separated from {name} in: {', '.join(apart)}")
         lines.append("")
+        lines += margins_markdown(study["under_test"], study.get("margins", {}).get(grade, {}))
     return lines
 
 
@@ -201,6 +203,8 @@ def print_comparison(result: dict[str, Any], console: Console) -> None:
     for grade, by_control in (study or {}).get("grades", {}).items():
         cells = "; ".join(f"{name} {_credit_cell(c['overall'])}" for name, c in by_control.items())
         console.print(Text(f"controls ({grade}, {study['under_test']}): {cells.replace('**', '')}"))
+        if study.get("margins", {}).get(grade):
+            console.print(Text(f"margin ({grade}): {overall_line(study['under_test'], study['margins'][grade])}"))
 
 
 def show_compare(result: dict[str, Any], runs: list[dict[str, Any]], *, markdown_path: str | None = None,

@@ -45,6 +45,12 @@ def judged_text(verdict: Verdict) -> str | None:
             f"{mean(verdict.judged['now'])}")
 
 
+def over_budget_text(verdict: Verdict) -> str | None:
+    if not verdict.over_budget:
+        return None
+    return f"over budget: {verdict.over_budget} summaries were longer than their budget (graded cut to it)"
+
+
 def junit_xml(verdict: Verdict, run_id: str, lost: Mapping[str, LostProbe] | None = None) -> str:
     """One test case per probe; a failing probe's body says what was asked, expected and answered (`lost`)."""
     lost = lost or {}
@@ -92,6 +98,8 @@ def markdown(verdict: Verdict, run_id: str, baseline_path: str) -> str:
              f"pass rate {percent(s['baseline_rate'])} -> {percent(s['now_rate'])}, McNemar p={s['p_value']:.4f}.", ""]
     if judged_text(verdict):
         lines += [f"{judged_text(verdict)}.", ""]
+    if over_budget_text(verdict):
+        lines += [f"{over_budget_text(verdict)}.", ""]
     lines += [*(f"- {line}" for line in config_change_lines(verdict)), *([""] if verdict.config_changes else [])]
     for title, keys in (("Regressions", verdict.regressions), ("Improvements", verdict.improvements)):
         lines += [f"### {title} ({len(keys)})", ""]
@@ -121,8 +129,9 @@ def print_verdict(verdict: Verdict, console: Console) -> None:
     console.print(Text(headline_text(verdict), style="bold"))  # Text: the intervals' brackets are not markup
     console.print(f"all {s['pairs']} paired valid probes: {percent(s['baseline_rate'])} -> {percent(s['now_rate'])}, "
                   f"{len(verdict.regressions)} lost, {len(verdict.improvements)} gained, McNemar p={s['p_value']:.4f}")
-    if judged_text(verdict):
-        console.print(judged_text(verdict), markup=False)
+    for line in (judged_text(verdict), over_budget_text(verdict)):
+        if line:
+            console.print(line, markup=False)
     for line in config_change_lines(verdict):
         console.print(line, markup=False)
     for failure in verdict.failures:

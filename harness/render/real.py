@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.atomic import write_atomic
+from harness.render.margins import margins_markdown
 from harness.render.console import stderr
 from harness.render.run import RunProgress, write_markdown
 
@@ -61,12 +62,17 @@ def markdown_real(study: dict[str, Any], command: str = "") -> str:
               "summary for the same request. Counts are over the probes that pass on the full history; `floor` is "
               "the same tail with no summary. Exact values: probes of kind "
               + ", ".join(study["exact_kinds"]) + ".", ""]
+    if study.get("over_budget"):
+        lines += ["Over budget (graded cut to the recorded size, compared with --allow-over-budget): "
+                  + ", ".join(f"{name} {n}" for name, n in study["over_budget"].items()) + ".", ""]
     for grade, found in study["grades"].items():
         lines += [f"## {grade}: {WHAT.get(grade, grade)}", "", "### Per compaction point", ""]
         lines += table(found["points"], arms, "case and point", lost=True, under_test=under_test)
         lines += ["", "### By kind", ""]
         lines += table([*found["kinds"], found["exact"], found["total"]], arms, "kind")
         lines.append("")
+        for summarizer, margin in found.get("margins", {}).items():
+            lines += margins_markdown(summarizer, margin)
     return "\n".join(lines)
 
 

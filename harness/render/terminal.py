@@ -66,7 +66,8 @@ def compactions_line(agg: dict[str, Any]) -> str:
     return (f"compactions: {sum(compacted)} in {len(compacted)} case{'' if len(compacted) == 1 else 's'}; summaries: "
             f"mean {fixed(s['mean_tokens'], 0)} tokens, compression {fixed(s['mean_compression_ratio'], 1)}x, "
             f"artifact recall {fixed(s['mean_artifact_recall'], 2)} precision {fixed(s['mean_artifact_precision'], 2)}, "
-            f"{s['hallucinated_paths']} hallucinated paths, {s['stale_facts']} stale facts")
+            f"{s['hallucinated_paths']} hallucinated paths, {s['stale_facts']} stale facts"
+            + (f", {s['over_budget']} over budget (graded cut to it)" if s.get("over_budget") else ""))
 
 
 def _listed(console: Console, lines: list[str], what: str) -> None:

@@ -174,6 +174,7 @@ class Aggregator:
             self.summary_counts["stale_facts"] += len(summary.stale_facts)
             self.summary_counts["missing_sections"] += len(summary.sections_missing)
             self.summary_counts["truncated"] += bool(summary.truncated)
+            self.summary_counts["over_budget"] += bool(summary.over_budget_tokens)
 
     # -- the aggregates document
 
@@ -241,7 +242,8 @@ class Aggregator:
                 "mean_artifact_recall": _mean(values["artifact_recall"]),
                 "mean_artifact_precision": _mean(values["artifact_precision"]),
                 "hallucinated_paths": counts["hallucinated_paths"], "stale_facts": counts["stale_facts"],
-                "missing_sections": counts["missing_sections"], "truncated": counts["truncated"]}
+                "missing_sections": counts["missing_sections"], "truncated": counts["truncated"],
+                "over_budget": counts["over_budget"]}
 
     def _latency_by_model(self) -> list[dict[str, Any]]:
         """Compaction latency per summarizer model and per source of its model time (live/recorded/modelled)."""

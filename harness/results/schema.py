@@ -211,10 +211,12 @@ class SummaryRecord(_Flat):
     rejected: bool = False
     not_compacted: bool = False  # a provider compaction call that returned no item (written only then)
     opaque: bool = False  # an opaque provider item: the text checks had nothing to read (written only then)
+    # over budget: the summary's true tokens as written, before it was cut to its budget to be graded (written only then)
+    over_budget_tokens: int = 0
 
     def to_json(self) -> dict[str, Any]:
         data = super().to_json()
-        for flag in ("rejected", "not_compacted", "opaque"):
+        for flag in ("rejected", "not_compacted", "opaque", "over_budget_tokens"):
             if not data[flag]:
                 del data[flag]
         return data

@@ -141,6 +141,8 @@ def _summary_json(case: Case, call: SummaryCall, config: RunConfig) -> dict[str,
                           superseded, earlier=case.session.messages[:request.head_start])
     return {**check.to_json(), "model": result.model, "finish_reason": result.finish_reason,
             "truncated": bool(result.extra.get("truncated")), "latency_source": result.latency_source,
+            **({"over_budget_tokens": result.extra["over_budget_tokens"]} if result.extra.get("over_budget_tokens")
+               else {}),
             **({"opaque": True} if reference is not None and reference.readable is None else {}),
             **_unfolded(call)}
 

@@ -21,6 +21,7 @@ from harness.run.preflight import preflight
 from harness.run.config import RunConfig
 from harness.run.matrix import default_run_id, matrix, parse_shard, results_path, run_cases
 from harness.studies.gate import outcomes, paired_headline, summary_testing
+from harness.studies.margins import SEPARATES, margin
 
 
 def label_of(run: dict[str, Any]) -> str:
@@ -62,7 +63,6 @@ def comparison(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {"grade": grade, "runs": columns, "pairs": pairs, **({"controls": controls} if controls else {})}
 
 
-SEPARATES = 0.01  # the instrument separates a summarizer from a control when McNemar p is below this
 
 
 def control_study(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -82,10 +82,17 @@ def control_study(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
     grades = [g for g in ("answered", "retained") if base["aggregates"].get("headline", {}).get(g)]
     ours = outcomes(base)
     study: dict[str, Any] = {"under_test": label_of(base), "separates_below": SEPARATES, "grades": {}}
+    study["margins"] = {}
     for grade in grades:
         testing = sorted(summary_testing(base, grade))
-        study["grades"][grade] = {
-            r["configuration"]["control"]: _control_credit(ours, outcomes(r), testing, grade) for r in controls}
+        theirs = {r["configuration"]["control"]: outcomes(r) for r in controls}
+        study["grades"][grade] = {name: _control_credit(ours, found, testing, grade) for name, found in theirs.items()}
+        graded = [k for k in testing if ours[k][grade] is not None]
+        study["margins"][grade] = margin(
+            {k: bool(ours[k][grade]) for k in graded},
+            {name: {k: bool(found[k][grade]) for k in graded if k in found and found[k][grade] is not None}
+             for name, found in theirs.items()},
+            {k: ours[k]["kind"] for k in graded})
     return study
 
 

@@ -203,6 +203,7 @@ class Verdict:
     judged: dict[str, Any] | None = None  # {"baseline", "now"}: judged means, when a judge ran
     config_changes: list[str] = field(default_factory=list)  # gated across with --allow-config-change
     failed_requests: dict[str, str] = field(default_factory=dict)  # not measured: never a quiet pass
+    over_budget: int = 0  # summaries of the run longer than their budget (graded cut to it)
 
     @property
     def exit_code(self) -> int:
@@ -214,7 +215,8 @@ class Verdict:
                 "deterministic": self.deterministic, "grade": self.grade, "headline": self.headline,
                 "testing_in": self.testing_in, "paired": self.stats, "regressions": self.regressions,
                 "improvements": self.improvements, "failures": self.failures, "judged": self.judged,
-                "config_changes": self.config_changes, "failed_requests": self.failed_requests, "probes": self.rows}
+                "config_changes": self.config_changes, "failed_requests": self.failed_requests,
+                "over_budget": self.over_budget, "probes": self.rows}
 
 
 def gate(run: dict[str, Any], baseline: dict[str, Any], thresholds: Thresholds, *,
@@ -263,8 +265,9 @@ def gate(run: dict[str, Any], baseline: dict[str, Any], thresholds: Thresholds, 
                         f"{lead['cluster95'][1]:.3f}], per-probe bootstrap [{lead['ci95'][0]:.3f}, "
                         f"{lead['ci95'][1]:.3f}]) > min effect {thresholds.min_effect}")
     judged = {"baseline": baseline.get("aggregates", {}).get("judged"), "now": run["aggregates"].get("judged")}
+    over = (run["aggregates"].get("summary") or {}).get("over_budget", 0)
     return Verdict(deterministic, grade, regressions, improvements, failures, rows, stats, lead, testing_in,
-                   judged if any(judged.values()) else None, changes, failed)
+                   judged if any(judged.values()) else None, changes, failed, over)
 
 
 def _testing_pairs(run: dict[str, Any], baseline: dict[str, Any],

@@ -20,6 +20,7 @@ from harness.results.folder import read_run
 from harness.results.headline import outcome
 from harness.run.config import RunConfig
 from harness.studies.compare import RunObserver, RunOptions, run_configurations
+from harness.studies.margins import margin
 
 GRADES = ("retained", "answered")
 EXACT_KINDS = ("recall", "update")  # probes whose answer is one exact value: an id, a path, a number, a name
@@ -81,19 +82,35 @@ def _passes(probe: dict[str, Any] | None, condition: str, grade: str) -> bool:
     return bool(probe and outcome(probe, condition, grade))
 
 
-def real_study(runs: dict[str, dict[str, Any]], under_test: str = BUILTIN) -> dict[str, Any]:
+def over_budget(runs: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """Arm -> how many of its summaries were longer than the recorded size they were given (graded cut to it)."""
+    counts = {name: ((run.get("aggregates") or {}).get("summary") or {}).get("over_budget", 0)
+              for name, run in runs.items()}
+    return {name: n for name, n in counts.items() if n}
+
+
+def real_study(runs: dict[str, dict[str, Any]], under_test: str = BUILTIN, *,
+               allow_over_budget: bool = False) -> dict[str, Any]:
     """Per compaction point, per kind and overall: how many probes each arm passes, under each grade, over the
     probes that pass on the full history (the only ones a summary can be asked to keep), with the floor and
-    the full history beside them; and, per point, the probes the real summary or the builtin loses."""
+    the full history beside them; per point, the probes the real summary or the builtin loses; and each
+    summarizer's margin over the strongest control. Arms whose summaries exceeded the recorded size are not
+    compared unless `allow_over_budget` (they were graded cut to it, and the report says how many)."""
     if REAL not in runs:
         raise HarnessError(f"the report needs the '{REAL}' arm (the recorded policy)")
+    over = over_budget(runs)
+    if over and not allow_over_budget:
+        named = ", ".join(f"{name} ({n})" for name, n in over.items())
+        raise HarnessError(f"summaries longer than the recorded size in {named}: the arms are not compared at the "
+                           f"same size (pass --allow-over-budget to compare them graded cut to it)")
     base = probe_rows(runs[REAL])
     by_arm = {name: probe_rows(run) for name, run in runs.items()}
     names = list(runs)
     points: dict[tuple[str, str], list[tuple[str, str, str]]] = defaultdict(list)
     for key in sorted(base, key=lambda k: (k[0], _point_order(k[1]), k[2])):
         points[key[:2]].append(key)
-    study: dict[str, Any] = {"arms": names, "under_test": under_test, "exact_kinds": list(EXACT_KINDS), "grades": {}}
+    study: dict[str, Any] = {"arms": names, "under_test": under_test, "exact_kinds": list(EXACT_KINDS), "grades": {},
+                             "over_budget": over}
     for grade in GRADES:
         study["grades"][grade] = {
             "points": [_group_row(f"{case} {point}", keys, base, by_arm, names, grade)
@@ -104,8 +121,21 @@ def real_study(runs: dict[str, dict[str, Any]], under_test: str = BUILTIN) -> di
             "exact": _group_row("exact values (" + ", ".join(EXACT_KINDS) + ")",
                                 [k for k in base if base[k]["kind"] in EXACT_KINDS], base, by_arm, names, grade),
             "total": _group_row("all points", list(base), base, by_arm, names, grade),
+            "margins": _margins(base, by_arm, [n for n in names if n not in CONTROLS], grade),
         }
     return study
+
+
+def _margins(base: dict, by_arm: dict, summarizers: list[str], grade: str) -> dict[str, Any]:
+    """Each summarizer's margin over the strongest control, over the probes that pass on the full history."""
+    valid = [k for k in base if _passes(base[k], "full", grade)]
+
+    def passes(arm: str) -> dict[str, bool]:
+        return {f"{k[0]}/{k[1]}:{k[2]}": _passes(by_arm[arm].get(k), "compacted", grade) for k in valid}
+
+    controls = {name: passes(name) for name in by_arm if name in CONTROLS}
+    kinds = {f"{k[0]}/{k[1]}:{k[2]}": base[k]["kind"] for k in valid}
+    return {name: margin(passes(name), controls, kinds) for name in summarizers}
 
 
 def _point_order(point: str) -> int:

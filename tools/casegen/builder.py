@@ -8,13 +8,14 @@ under test (`harness.policy`, "default") over the harness's chars/4 estimate (`h
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.cases import case_toml as write_case_toml
 from harness.policy import ContextView, PolicyConfig, SendPoint, make_policy
 from harness.session import CompactionRecord, Message, Session, ToolCall, message_text
 from harness.tokens import MessageTokens, counter
+from anchors import ANCHORS
 from toolset import TOOLS
 
 # The summary size assumed when predicting compactions (the real one comes from the summarizer).
@@ -34,11 +35,13 @@ class Probe:
     planted_at: int = -1
     accept: list[str] = field(default_factory=list)
     reject: list[str] = field(default_factory=list)
+    anchor: list[str] = field(default_factory=list)
 
     def fields(self) -> dict[str, Any]:
         """The [[probe]] table, in the order case.toml shows it; empty optional fields are left out."""
         return {"id": self.id, "kind": self.kind, "question": self.question, "all": self.all,
-                "none": self.none or None, "regex": self.regex or None, "planted_at": self.planted_at,
+                "none": self.none or None, "anchor": self.anchor or None, "regex": self.regex or None,
+                "planted_at": self.planted_at,
                 "rubric": self.rubric or None, "accept": self.accept or None, "reject": self.reject or None}
 
 
@@ -181,4 +184,4 @@ def case_toml(case_id: str, title: str, pool: str, window: int, max_out: int, sc
     return write_case_toml(case_id=case_id, title=title, pool=pool, context_window=window,
                            max_output_tokens=max_out, notes=notes or None,
                            tables={"generator": {"script": script, "seed": seed}},
-                           probes=[p.fields() for p in probes])
+                           probes=[replace(p, anchor=ANCHORS.get(case_id, {}).get(p.id, [])).fields() for p in probes])

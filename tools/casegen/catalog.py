@@ -855,7 +855,7 @@ def auto_dependency_upgrade() -> Spec:
     P("branch", "recall", "goal", "Which branch is the work on?", ["chore/deps-2024q2"],
       accept=["chore/deps-2024q2", "The work is on branch `chore/deps-2024q2`.", "Branch chore/deps-2024q2 of harbor-web"],
       reject=["chore/deps-2024q1", "feat/deps-2024q2", "main"])
-    P("migrations", "constraint", "goal", "What did the user say about prisma migrations?", [["do not regenerate", "regenerate", "regenerated", "only the client"]], regex="(?:\\b(?:not|no|never)\\b|n['’]t\\b)[^.\\n]{0,40}regenerat|only (?:regenerate )?the (?:prisma )?client",
+    P("migrations", "constraint", "goal", "What did the user say about prisma migrations?", [["do not regenerate", "don't regenerate", "not to regenerate", "not be regenerated", "regenerate", "regenerated", "only the client"]], regex="(?:\\b(?:not|no|never)\\b|n['’]t\\b)[^.\\n]{0,40}regenerat|only (?:regenerate )?the (?:prisma )?client",
       accept=["Do not regenerate prisma migrations — only the client.", "The user said not to regenerate the Prisma migrations; only the client may be regenerated.", "Don't regenerate migrations (client only).", "Migrations must not be regenerated; just regenerate the Prisma client."],
       reject=["Regenerate the prisma migrations after the upgrade.", "Squash the existing migrations into one before upgrading.", "Run prisma migrate dev to regenerate them for Prisma 5."])
     P("node", "update", "turn2", "Which Node version range should engines allow now?", [">=22.4"], ["stays on 20.x", "20.x or", "or 20.x", ">=20", "^20"],
