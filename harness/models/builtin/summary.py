@@ -20,8 +20,10 @@ from harness.models.builtin.edits import declared_names
 from harness.models.builtin.files import (FileEntry, common_root, paths_in_text, paths_of_call, read_file_line,
                                           read_root_line, root_line, same_file)
 from harness.models.builtin.keys import fact_key, value_key
+from harness.models.builtin.later import LaterFacts, history_step
 from harness.models.builtin.outputs import untagged
 from harness.models.builtin.noise import strip_noise, user_words
+from harness.models.builtin.rules import enabled
 from harness.models.builtin.reports import is_protocol_error, is_rejection, is_subagent, report_text
 from harness.models.builtin.sections import category_of, previous_summary, requested_sections
 from harness.models.builtin.steps import (MIN_RUNS, command_key, command_of, error_line, first_line,
@@ -60,7 +62,7 @@ class _Item:
         return clip(f"{self.text} → {self.fix}", MAX_ERROR_WITH_FIX) if self.fix else self.text
 
 
-class _SummaryBuilder:
+class _SummaryBuilder(LaterFacts):
     def __init__(self, sections: list[tuple[str, str]]):
         self.sections = sections
         if not any(category_of(title) == "facts" for _, title in sections):
@@ -72,6 +74,7 @@ class _SummaryBuilder:
         self.tasks = TaskList()
         self.runs: dict[str, int] = {}  # shell commands by what they are (command_key): how often run
         self.open_error: _Item | None = None  # the last error, until the agent says what it makes of it
+        self.declined: _Item | None = None  # a declined call, until the user says why
         self.in_flight: str | None = None
         self.last_words = ""  # the agent's last prose  # the last step the agent started: what was going on at the cut
         self.order = 0
@@ -116,7 +119,10 @@ class _SummaryBuilder:
 
     # -- reading the request
 
-    def read_previous(self, text: str) -> None:
+    def read_previous(self, text: str, followed: bool = False) -> None:
+        """An earlier summary's items, older than anything after it; `followed`: newer messages come after it,
+        so its next steps are what was planned then (history), not what is next now."""
+        as_history = followed and enabled("previous-next-as-history")
         current: str | None = None
         root = ""
         for line in strip_noise(text).splitlines():
@@ -136,6 +142,8 @@ class _SummaryBuilder:
                     self.touch_file(path, action, names)
             elif current == "facts":
                 self.add_facts(item, "user", listing_ok=True)  # values an earlier summary kept stay kept
+            elif current == "next" and as_history:
+                self.add("progress", history_step(item), keyed=False)
             else:
                 self.add(current, item, protected=current == "goal" and not any(i.category == "goal" for i in self.items))
 
@@ -170,6 +178,7 @@ class _SummaryBuilder:
         for sentence in parts:
             if is_rule(sentence):
                 self.add("constraints", sentence)
+        self._give_reason(words)
         for path in paths_in_text(words):
             self.touch_file(path, "mentioned by user")
         self.add_facts("\n".join(parts), "user", listing_ok=True)
@@ -188,6 +197,7 @@ class _SummaryBuilder:
             self.last_words = clip(message.content, MAX_LAST_WORDS)
         if prose and not message.tool_calls:  # a reply with no step after it reports a finding or an answer
             self.add("progress", prose[0], keyed=False)
+        self._refute(prose)
         for sentence in prose:
             if DECISION_CUES.search(sentence):
                 self.add("decisions", sentence, keyed=False)
@@ -228,7 +238,7 @@ class _SummaryBuilder:
             return
         command = command_of(arguments)
         if is_rejection(message.content):
-            self.add("progress", f"The user declined: {step_of(name, arguments)}", keyed=False)
+            self._read_declined(step_of(name, arguments), message.content)
             return
         if is_protocol_error(message.content):
             return
@@ -379,7 +389,7 @@ def summarize(request: ModelRequest) -> tuple[str, str]:
     builder = _SummaryBuilder(sections)
     previous = previous_summary(history, sections)
     if previous is not None:
-        builder.read_previous(history[previous].content)
+        builder.read_previous(history[previous].content, followed=previous + 1 < len(history))
         history = history[:previous] + history[previous + 1:]
     builder.read_messages(history)
     builder.finish()

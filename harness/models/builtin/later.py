@@ -1,0 +1,122 @@
+"""Later facts win where no key says so (issue 31): an earlier summary's next steps once newer messages follow
+it, a decision or diagnosis a later sentence calls wrong, and the user's words that come with a declined call.
+
+Values with a key (facts.py, keys.py) already give way to the newer value; these are the items keyed by their
+words, where the summary has to see the later sentence to know the earlier one is history. `LaterFacts` is the
+summary builder's part that applies them (summary.py holds the rest of the builder)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from harness.models.builtin.noise import user_words
+from harness.models.builtin.rules import enabled
+from harness.models.builtin.text import clip
+
+# The summarizer's own markers of the step in flight (summary.finish), restated as the earlier summary's.
+_THIS_SUMMARY = re.compile(r"\bbefore this summary\b")
+_TASK_STATUS = re.compile(r"^(In progress|Pending): ")
+
+# A sentence that says an earlier conclusion was wrong: a misdiagnosis, not the cause, a fix that did not fix.
+REFUTES = re.compile(
+    r"\b(misdiagnos\w*|(was|were|is|are) (wrong|incorrect|mistaken)|not the (real |actual |root )?(cause|issue|"
+    r"problem|fix|culprit)|(wasn't|isn't|was not|is not) (actually |really )?(the )?(real |root )?(cause|issue|"
+    r"problem|culprit|the fix|right|correct)|red herring|false alarm|(doesn't|didn't|does not|did not) "
+    r"(actually |really )?(fix|solve|help)|turns? out (that )?(it|this|that|the) (was|is)n't|that's not right|"
+    r"i was (wrong|mistaken)|my (earlier|previous) (analysis|diagnosis|conclusion|assumption))", re.I)
+_WORD = re.compile(r"[A-Za-z_][\w.]{4,}")
+_COMMON = frozenset("about after again because before being could doesn't should their there these those which "
+                    "while would actually really still think where other first value every using which".split())
+MIN_SHARED = 2  # distinctive words a refuting sentence shares with the item it refutes
+SUPERSEDED = "Superseded later: "
+
+
+def history_step(text: str) -> str:
+    """An earlier summary's next step, read after newer messages: what was planned then, not what is next now."""
+    if _THIS_SUMMARY.search(text):
+        return _THIS_SUMMARY.sub("before the previous summary", text, count=1)
+    status = _TASK_STATUS.match(text)
+    if status:
+        return f"Open at the previous summary ({status.group(1).lower()}): {text[status.end():]}"
+    return f"Next step at the previous summary: {text}"
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower().rstrip(".") for w in _WORD.findall(text)} - _COMMON
+
+
+def refuted_by(sentence: str, texts: list[str]) -> list[int]:
+    """Indexes of the texts (earlier decisions and findings) the sentence calls wrong: it says so, and it names
+    at least MIN_SHARED of the text's distinctive words."""
+    if not REFUTES.search(sentence):
+        return []
+    said = _words(sentence)
+    return [i for i, text in enumerate(texts)
+            if not text.startswith(SUPERSEDED) and len(said & _words(text)) >= MIN_SHARED]
+
+
+def superseded(text: str) -> str:
+    return SUPERSEDED + text
+
+
+_USER_SAID = re.compile(r"the user said:\s*(.+)\Z", re.I | re.S)
+
+
+def reason_in_rejection(content: str) -> str:
+    """The words a user typed while declining a call (Claude Code: '... To tell you how to proceed, the user
+    said:\\n<words>'), or ''."""
+    found = _USER_SAID.search(content)
+    return " ".join(found.group(1).split()) if found else ""
+
+
+def declined(step: str, reason: str) -> str:
+    return f"The user declined: {step}" + (f"; the user said: \"{clip(reason, 300)}\"" if reason else "")
+
+
+class LaterFacts:
+    """The builder's reading of declined calls and refuting sentences (mixed into summary._SummaryBuilder, whose
+    `items`, `add` and `_read_user` it uses)."""
+
+    items: list[Any]
+    declined: Any  # a declined call with no words from the user yet: the next user turn says why
+
+    def _read_declined(self, step: str, content: str) -> None:
+        """A declined call, with the user's words typed while declining it: a constraint, and read as a turn."""
+        keep_reason = enabled("declined-with-reason")
+        reason = user_words(reason_in_rejection(content)) if keep_reason else ""
+        if reason:
+            self._read_user(reason)
+        self._drop_restated(reason)
+        self.add("constraints" if reason else "progress", declined(step, reason), keyed=False)
+        self.declined = self.items[-1] if keep_reason and not reason else None
+
+    def _give_reason(self, words: str) -> None:
+        """The user's next turn after a bare decline is why: the declined call moves to the constraints (called
+        once the turn is read, so the turn's own constraint sentences give way to the one line)."""
+        item, self.declined = self.declined, None
+        if item is not None and item in self.items:
+            self.items.remove(item)
+            self._drop_restated(words)
+            self.add("constraints", declined(item.text.removeprefix("The user declined: "), words), keyed=False)
+
+    def _drop_restated(self, reason: str) -> None:
+        """A constraint the user's reason for a decline already says, in the declined call's line."""
+        said = " ".join(reason.split()).lower()
+        for item in [i for i in self.items if i.category == "constraints" and said]:
+            if item.text.lower() in said and not item.text.startswith("The user declined"):
+                self.items.remove(item)
+
+    def _refute(self, prose: list[str]) -> None:
+        """An earlier decision or finding a sentence calls wrong is restated as superseded; the sentence that
+        says so is the decision now."""
+        if not enabled("refuted-as-history"):
+            return
+        for sentence in prose:
+            earlier = [i for i in self.items if i.category in ("decisions", "progress")]
+            hits = refuted_by(sentence, [i.text for i in earlier])
+            for at in hits:
+                self.items[self.items.index(earlier[at])] = replace(earlier[at], text=superseded(earlier[at].text))
+            if hits:
+                self.add("decisions", sentence, keyed=False)
