@@ -1,6 +1,6 @@
 """Leave one repository out: a builtin summarizer rule judged on the repositories it was not written from.
 
-    .venv/bin/python tools/holdout.py [--rule NAME] [--out results/holdout] [--from-runs] [--json]
+    .venv/bin/python tools/holdout.py [--rule NAME] [--out results/holdout] [--from-runs | --reuse-common] [--json]
 
 Runs the real pool three times at its real compaction points (harness.studies.real's arms): the real
 summaries, the builtin with every rule, the builtin with NAME switched off (HARNESS_BUILTIN_RULES_OFF), and
@@ -52,11 +52,14 @@ def chosen_arms(rule: str | None) -> tuple[Arm, ...]:
     return real, with_all, replace(builtin, name=WITHOUT, slug=f"without-{rule}")
 
 
-def run(cases, out: Path, chosen: tuple[Arm, ...], rule: str | None, as_json: bool) -> dict:
+def run(cases, out: Path, chosen: tuple[Arm, ...], rule: str | None, as_json: bool, reuse: bool) -> dict:
     progress = ArmProgress(as_json=as_json)
     runs = {}
-    with rules_off(""):
-        runs |= run_arms(cases, out, chosen[:2], progress)
+    if reuse:
+        runs |= read_arms(out, chosen[:2])
+    else:
+        with rules_off(""):
+            runs |= run_arms(cases, out, chosen[:2], progress)
     if rule is not None:
         with rules_off(rule):
             runs |= run_arms(cases, out, chosen[2:], progress)
@@ -102,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases-dir", default=str(ROOT / "cases"))
     parser.add_argument("--out", default="results/holdout")
     parser.add_argument("--from-runs", action="store_true", help="read the runs already in --out")
+    parser.add_argument("--reuse-common", action="store_true",
+                        help="read the real summaries' and the builtin's runs from --out, run only the one without the rule")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.list:
@@ -117,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         repositories = {c.id: repository_of(c) for c in cases}
         out = Path(args.out)
         chosen = chosen_arms(args.rule)
-        runs = read_arms(out, chosen) if args.from_runs else run(cases, out, chosen, args.rule, args.json)
+        runs = read_arms(out, chosen) if args.from_runs else run(cases, out, chosen, args.rule, args.json, args.reuse_common)
         study = holdout_study(runs, repositories, RULES[args.rule].origin if args.rule else None)
     except HarnessError as error:
         print(error, file=sys.stderr)

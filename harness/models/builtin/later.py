@@ -83,12 +83,10 @@ class LaterFacts:
     declined: Any  # a declined call with no words from the user yet: the next user turn says why
 
     def _read_declined(self, step: str, content: str) -> None:
-        """A declined call, with the user's words typed while declining it: a constraint, and read as a turn."""
+        """A declined call, with the user's words typed while declining it: one constraint line (the words are
+        an answer to the call, not a new request: no goal of their own)."""
         keep_reason = enabled("declined-with-reason")
         reason = user_words(reason_in_rejection(content)) if keep_reason else ""
-        if reason:
-            self._read_user(reason)
-        self._drop_restated(reason)
         self.add("constraints" if reason else "progress", declined(step, reason), keyed=False)
         self.declined = self.items[-1] if keep_reason and not reason else None
 
