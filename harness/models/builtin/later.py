@@ -71,8 +71,13 @@ def reason_in_rejection(content: str) -> str:
     return " ".join(found.group(1).split()) if found else ""
 
 
+MAX_DECLINED_STEP, MAX_REASON = 100, 240  # the call named, the user's words whole: they are the constraint
+
+
 def declined(step: str, reason: str) -> str:
-    return f"The user declined: {step}" + (f"; the user said: \"{clip(reason, 300)}\"" if reason else "")
+    if not reason:
+        return f"The user declined: {step}"
+    return f"The user declined: {clip(step, MAX_DECLINED_STEP)}; the user said: \"{clip(reason, MAX_REASON)}\""
 
 
 class LaterFacts:
