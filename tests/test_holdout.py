@@ -40,7 +40,7 @@ def _runs() -> dict[str, dict]:
 
 
 def test_each_repository_in_pool_and_held_out_count_what_the_full_history_passes():
-    study = holdout_study(_runs(), REPOS, origin="own/a")
+    study = holdout_study(_runs(), REPOS, origins=frozenset({"own/a"}))
     by_name = {row["name"]: row for row in study["repositories"]}
     assert by_name["own/a"]["arms"] == {REAL: 2, WITH: 3, WITHOUT: 0}
     assert by_name["own/a"]["update"] == {"full": 2, REAL: 1, WITH: 2, WITHOUT: 0}
@@ -54,13 +54,13 @@ def test_each_repository_in_pool_and_held_out_count_what_the_full_history_passes
 
 
 def test_a_rule_from_outside_the_pool_holds_the_whole_pool_out():
-    study = holdout_study(_runs(), REPOS, origin=None)
+    study = holdout_study(_runs(), REPOS, origins=frozenset())
     assert study["held_out"]["arms"] == study["in_pool"]["arms"]
 
 
 def test_a_case_without_a_repository_is_an_error():
     with pytest.raises(HarnessError, match="repository is unknown"):
-        holdout_study(_runs(), {"a1": "own/a"}, origin="own/a")
+        holdout_study(_runs(), {"a1": "own/a"}, origins=frozenset({"own/a"}))
 
 
 def test_the_shipped_real_cases_name_their_repository():

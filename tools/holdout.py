@@ -49,7 +49,7 @@ def chosen_arms(rule: str | None) -> tuple[Arm, ...]:
     with_all = replace(builtin, name=WITH)
     if rule is None:
         return real, with_all
-    return real, with_all, replace(builtin, name=WITHOUT, slug=f"without-{rule}")
+    return real, with_all, replace(builtin, name=WITHOUT, slug=f"without-{rule.replace(',', '+')}")
 
 
 def run(cases, out: Path, chosen: tuple[Arm, ...], rule: str | None, as_json: bool, reuse: bool) -> dict:
@@ -78,13 +78,11 @@ def _p(compared: dict | None) -> str:
     return f"{compared['only_b']} gained, {compared['only_a']} lost, p = {compared['p']:.3g}{interval}"
 
 
-def show(study: dict, rule: str | None) -> None:
-    if rule:
-        origin = RULES[rule]
-        print(f"rule {rule}: {origin.what} (written from {origin.source}; held out: "
-              f"{'all but ' + origin.origin if origin.origin else 'the whole pool'})")
+def show(study: dict, rules: list[str]) -> None:
+    for name in rules:
+        print(f"rule {name}: {RULES[name].what} (written from {RULES[name].source})")
     has_rule = WITHOUT in study["arms"]
-    rows = [*study["repositories"], study["in_pool"]] + ([study["held_out"]] if study["origin"] else [])
+    rows = [*study["repositories"], study["in_pool"]] + ([study["held_out"]] if has_rule else [])
     for row in rows:
         update = row["update"]
         line = (f"{row['name']}: real {_figure(row, REAL)}, builtin {_figure(row, WITH)}"
@@ -99,7 +97,8 @@ def show(study: dict, rule: str | None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rule", help="the rule to judge (see --list)")
+    parser.add_argument("--rule", help="the rule to judge (see --list); several, comma-separated, or 'all', "
+                                       "are switched off together and held out from every origin of theirs")
     parser.add_argument("--list", action="store_true", help="name the rules, their sessions and repositories")
     parser.add_argument("--pool", default="real")
     parser.add_argument("--cases-dir", default=str(ROOT / "cases"))
@@ -114,23 +113,26 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{rule.name}: {rule.what} (written from {rule.source})")
         return 0
     try:
-        if args.rule is not None and args.rule not in RULES:
-            raise HarnessError(f"--rule {args.rule}: no such rule; known: {', '.join(RULES)}")
+        rules = [] if args.rule is None else list(RULES) if args.rule == "all" else args.rule.split(",")
+        if unknown := [name for name in rules if name not in RULES]:
+            raise HarnessError(f"--rule {','.join(unknown)}: no such rule; known: {', '.join(RULES)}, all")
         cases = [c for c in discover(args.cases_dir) if c.pool == args.pool]
         if not cases:
             raise HarnessError(f"no case of pool {args.pool!r} under {args.cases_dir}")
         repositories = {c.id: repository_of(c) for c in cases}
         out = Path(args.out)
-        chosen = chosen_arms(args.rule)
-        runs = read_arms(out, chosen) if args.from_runs else run(cases, out, chosen, args.rule, args.json, args.reuse_common)
-        study = holdout_study(runs, repositories, RULES[args.rule].origin if args.rule else None)
+        switched = ",".join(rules) or None
+        chosen = chosen_arms(switched)
+        runs = read_arms(out, chosen) if args.from_runs else run(cases, out, chosen, switched, args.json, args.reuse_common)
+        origins = frozenset(RULES[name].origin for name in rules if RULES[name].origin)
+        study = holdout_study(runs, repositories, origins)
     except HarnessError as error:
         print(error, file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(study))
     else:
-        show(study, args.rule)
+        show(study, rules)
     return 0
 
 

@@ -61,9 +61,10 @@ def _row(name: str, keys: list[Key], rows: dict[str, dict[Key, dict]]) -> dict[s
             "against_real": _compare(valid, base, rows[WITH])}
 
 
-def holdout_study(runs: dict[str, dict[str, Any]], repositories: dict[str, str], origin: str | None) -> dict[str, Any]:
-    """Per repository, in pool (every repository) and held out (all but `origin`, the repository the rule was
-    written from; None: written from none of the pool, so the pool is all held out)."""
+def holdout_study(runs: dict[str, dict[str, Any]], repositories: dict[str, str],
+                  origins: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Per repository, in pool (every repository) and held out (all but `origins`, the repositories the rules
+    were written from; none: written from none of the pool, so the pool is all held out)."""
     if REAL not in runs or WITH not in runs:
         raise HarnessError(f"the study needs the '{REAL}' and '{WITH}' runs")
     rows = {arm: probe_rows(run) for arm, run in runs.items()}
@@ -72,8 +73,9 @@ def holdout_study(runs: dict[str, dict[str, Any]], repositories: dict[str, str],
         if key[0] not in repositories:
             raise HarnessError(f"case {key[0]}: its repository is unknown")
         by_repository[repositories[key[0]]].append(key)
-    held_out = [k for repo, keys in by_repository.items() if repo != origin for k in keys]
-    return {"origin": origin, "arms": list(runs),
+    held_out = [k for repo, keys in by_repository.items() if repo not in origins for k in keys]
+    name = f"held out (all but {', '.join(sorted(origins))})" if origins else "held out (the whole pool)"
+    return {"origins": sorted(origins), "arms": list(runs),
             "repositories": [_row(repo, keys, rows) for repo, keys in sorted(by_repository.items())],
             "in_pool": _row("in pool (every repository)", list(rows[REAL]), rows),
-            "held_out": _row(f"held out (all but {origin})" if origin else "held out (the whole pool)", held_out, rows)}
+            "held_out": _row(name, held_out, rows)}

@@ -29,7 +29,7 @@ REFUTES = re.compile(
 _WORD = re.compile(r"[A-Za-z_][\w.]{4,}")
 _COMMON = frozenset("about after again because before being could doesn't should their there these those which "
                     "while would actually really still think where other first value every using which".split())
-MIN_SHARED = 2  # distinctive words a refuting sentence shares with the item it refutes
+MIN_SHARED = 3  # distinctive words a refuting sentence shares with the item it refutes
 SUPERSEDED = "Superseded later: "
 
 
@@ -48,13 +48,16 @@ def _words(text: str) -> set[str]:
 
 
 def refuted_by(sentence: str, texts: list[str]) -> list[int]:
-    """Indexes of the texts (earlier decisions and findings) the sentence calls wrong: it says so, and it names
-    at least MIN_SHARED of the text's distinctive words."""
+    """The index of the text (an earlier decision or finding) the sentence calls wrong, as a list of at most
+    one: the sentence says so, and of the texts it shares at least MIN_SHARED distinctive words with, it shares
+    the most with this one (the latest among equals). One sentence refutes one conclusion, not a topic."""
     if not REFUTES.search(sentence):
         return []
     said = _words(sentence)
-    return [i for i, text in enumerate(texts)
-            if not text.startswith(SUPERSEDED) and len(said & _words(text)) >= MIN_SHARED]
+    shared = [(len(said & _words(text)), i) for i, text in enumerate(texts)
+              if not text.startswith(SUPERSEDED) and text != sentence]
+    best = max(shared, default=(0, -1))
+    return [best[1]] if best[0] >= MIN_SHARED else []
 
 
 def superseded(text: str) -> str:
