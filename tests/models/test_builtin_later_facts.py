@@ -75,7 +75,8 @@ def test_a_superseded_value_is_not_stated_as_current():
 
 PREVIOUS = ("This session is being continued from a previous conversation.\n\n## Goal\n- Ship the header parser "
             "rewrite.\n\n## Progress\n- Rewrote parse_header in parser.py.\n\n## Next steps\n- Run the migration "
-            "on the staging database.\n- Last step started before this summary: Bash: make migrate-staging")
+            "on the staging database.\n- Last step started before this summary: Bash: make migrate-staging\n- Pending: "
+            "Update the changelog")
 SECOND = (
     M("user", PREVIOUS),
     M("user", "Skip staging for now; the checksum bug in parse_header comes first."),
@@ -89,9 +90,12 @@ def test_at_a_second_compaction_the_earlier_next_step_is_history():
     text = summary(*SECOND)
     assert "staging database" not in section(text, "Next steps")
     assert "make migrate-staging" not in section(text, "Next steps")
-    assert "Next step at the previous summary: Run the migration on the staging database." in lines(text, "Progress")
-    assert "Last step started before the previous summary: Bash: make migrate-staging" in lines(text, "Progress")
+    assert "staging" not in section(text, "Progress")  # a planned step is dropped, not restated
     assert "checksum" in section(text, "Next steps")
+
+
+def test_at_a_second_compaction_an_earlier_open_task_stays_as_what_was_open_then():
+    assert "Open at the previous summary (pending): Update the changelog" in lines(summary(*SECOND), "Progress")
 
 
 def test_with_nothing_after_the_earlier_summary_its_next_step_is_still_next():

@@ -15,8 +15,6 @@ from harness.models.builtin.noise import user_words
 from harness.models.builtin.rules import enabled
 from harness.models.builtin.text import clip
 
-# The summarizer's own markers of the step in flight (summary.finish), restated as the earlier summary's.
-_THIS_SUMMARY = re.compile(r"\bbefore this summary\b")
 _TASK_STATUS = re.compile(r"^(In progress|Pending): ")
 
 # A sentence that says an earlier conclusion was wrong: a misdiagnosis, not the cause, a fix that did not fix.
@@ -33,14 +31,14 @@ MIN_SHARED = 3  # distinctive words a refuting sentence shares with the item it 
 SUPERSEDED = "Superseded later: "
 
 
-def history_step(text: str) -> str:
-    """An earlier summary's next step, read after newer messages: what was planned then, not what is next now."""
-    if _THIS_SUMMARY.search(text):
-        return _THIS_SUMMARY.sub("before the previous summary", text, count=1)
+def history_step(text: str) -> str | None:
+    """An earlier summary's next step, read after newer messages: a task it listed as open stays, as what was
+    open then; a planned step or the step in flight then is dropped (the newer messages say what came of it,
+    and its line would take budget from what they say)."""
     status = _TASK_STATUS.match(text)
     if status:
         return f"Open at the previous summary ({status.group(1).lower()}): {text[status.end():]}"
-    return f"Next step at the previous summary: {text}"
+    return None
 
 
 def _words(text: str) -> set[str]:

@@ -23,8 +23,9 @@ class Rule:
 
 _ISSUE = "issue 31's account of sessions outside the pool, and a hand-built session"
 RULES = {rule.name: rule for rule in (
-    Rule("previous-next-as-history", None, _ISSUE,
-         "an earlier summary's next steps and last step are history once newer messages follow it"),
+    Rule("previous-next-as-history", "entireio/cli", _ISSUE + "; made to drop the planned steps after "
+         "real-entireio-cd95's second point lost an error to their lines",
+         "once newer messages follow an earlier summary, its open tasks are history and its planned steps dropped"),
     Rule("refuted-as-history", None, _ISSUE,
          "a decision or finding a later sentence calls wrong is stated as superseded, the sentence kept"),
     Rule("declined-with-reason", "entireio/cli", "the rejection texts of the pool's entireio/cli sessions",

@@ -143,7 +143,7 @@ class _SummaryBuilder(LaterFacts):
             elif current == "facts":
                 self.add_facts(item, "user", listing_ok=True)  # values an earlier summary kept stay kept
             elif current == "next" and as_history:
-                self.add("progress", history_step(item), keyed=False)
+                self.add("progress", history_step(item) or "", keyed=False)
             else:
                 self.add(current, item, protected=current == "goal" and not any(i.category == "goal" for i in self.items))
 
