@@ -113,3 +113,16 @@ def test_compaction_iterations_never_count_toward_the_prompt_size():
                            "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}]}
     rec = recorded(top)
     assert (rec.total, rec.read, rec.write) == (1000, 900, 90)
+
+
+def test_calibrate_imports_no_sdk_it_does_not_call(tmp_path):
+    """calibrate only shapes requests and simulates the cache: importing the SDKs cost it a third of its time."""
+    import subprocess
+    import sys
+
+    path = transcript(tmp_path)
+    code = ("import sys; from harness.cli import main; assert main(['calibrate', sys.argv[1], '--json']) == 0; "
+            "print(sorted(m for m in ('anthropic', 'openai') if m in sys.modules), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "[]"

@@ -14,7 +14,8 @@ from rich.console import Console
 from harness.cli import main
 from harness.render.compare import markdown as compare_markdown
 from harness.render.gate import headline_text, junit_xml, markdown as gate_markdown
-from harness.render.run import render_summary, write_markdown
+from harness.render.run import write_markdown
+from harness.render.terminal import render_summary
 from harness.results.folder import read_run
 from harness.studies.compare import comparison
 from harness.studies.gate import Thresholds, gate, make_baseline
@@ -51,12 +52,15 @@ def test_the_terminal_summary_leads_with_the_headline_and_lists_the_groups(built
     assert "[clustered " in lines[1] and f"({h['passed']}/{h['total']}) over {h['total']} summary-testing probes " \
                                           f"in 2 cases; retained: compacted" in lines[1]
     assert lines[2].startswith("beside it (not in the headline): floor already answers ")
-    assert "no compaction before 2, invalid 0" in lines[2]
+    assert "no compaction before 2, unreached points 0, invalid 0" in lines[2]
     text = "\n".join(lines)
-    assert "by kind, summary-testing probes (answered, compacted)" in text and "┃ n ┃" in text
-    assert "never compacts (not averaged in): whole: no compaction; context stayed whole" in text
+    kinds = builtin_run["aggregates"]["headline"]["answered"]["by_kind"]
+    kind, rate = next(iter(kinds.items()))
+    assert f"by kind, summary-testing probes (answered, compacted): {kind} " in text
+    assert f"({rate['passed']}/{rate['total']})" in text
+    assert "never compact (1 cases, not averaged in): the context stayed whole in 1 (named in report.md)" in text
     assert "retained agrees with answered on " in text
-    assert text.index("summary-testing probes") < text.index("pass rate, all valid probes")
+    assert text.index("summary-testing probes") < text.index("all valid probes, answered: compacted ")
 
 
 def test_report_md_lists_invalid_probes_the_disagreements_and_judged_means(builtin_run, tmp_path):
@@ -82,17 +86,19 @@ def test_report_md_lists_invalid_probes_the_disagreements_and_judged_means(built
     assert "judged (mean 0-5): summary-testing probes compacted 3.50, full 5.00, floor 0.50" in terminal
 
 
-def test_a_case_whose_context_did_not_stay_whole_says_so(builtin_run):
+def test_a_case_whose_context_did_not_stay_whole_says_so(builtin_run, tmp_path):
     run = json.loads(json.dumps(builtin_run))
     run["aggregates"]["never_compacted"]["whole"]["context_whole"] = False
-    assert "whole: no compaction; the context did NOT stay whole" in summary_text(run)
+    assert "never compact (1 cases, not averaged in): the context did NOT stay whole in whole" in summary_text(run)
+    write_markdown(run, tmp_path / "report.md")
+    assert "- whole: no compaction; the context did NOT stay whole" in (tmp_path / "report.md").read_text()
 
 
 def test_a_run_without_a_headline_still_renders(builtin_run, tmp_path):
     run = json.loads(json.dumps(builtin_run))
     for key in ("headline", "agreement", "judged", "never_compacted"):
         run["aggregates"].pop(key)
-    assert "pass rate, all valid probes" in summary_text(run)
+    assert "all valid probes, answered: compacted " in summary_text(run)
     write_markdown(run, tmp_path / "report.md")
     figures = (tmp_path / "report.md").read_text().split("### Definitions")[0]  # the definitions name every term
     assert "summary-testing" not in figures
@@ -193,7 +199,7 @@ def test_a_live_drop_must_also_clear_the_case_clustered_interval():
 
 
 def test_the_ceiling_line_counts_unreached_points_apart_from_invalid_probes():
-    from harness.render.run import ceiling
+    from harness.render.headline import ceiling
 
     agg = {"probes": 10, "valid_probes": 6, "unreached_probes": 3}
     assert ceiling(agg) == ("the full history passes 6/10 (60.0%), 3 are at points the replay never reached "

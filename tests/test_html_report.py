@@ -19,7 +19,7 @@ from rich.console import Console
 
 from harness.cli import main
 from harness.render.lost import lost_by_key, lost_probes
-from harness.render.run import print_lost
+from harness.render.terminal import print_lost
 from harness.render.view import page_server, report_page
 from harness.results.folder import read_run
 from harness.studies.gate import make_baseline, outcomes, summary_testing
@@ -78,8 +78,10 @@ def test_report_md_and_the_terminal_list_the_lost_probes(run_folder):
     out = io.StringIO()
     print_lost(lost, run["aggregates"]["grade"], Console(file=out, width=200))
     terminal = out.getvalue()
-    assert all(f"- {p.key} ({p.kind}, at {p.at})" in terminal for p in lost)
-    assert f"question: {lost[0].question}" in terminal and "summary at end:" in terminal
+    shown = [p for p in lost if f"- {p.key} ({p.kind}, at {p.at}): " in terminal]
+    assert len(shown) == min(10, len(lost)) and f"{lost[0].question}" in terminal
+    assert f"lost probes (answered; the full history passes them): {len(lost)}; " in terminal
+    assert "report.md" in terminal
 
 
 def test_report_md_defines_its_figures_and_lists_the_risks(run_folder):
@@ -176,3 +178,34 @@ def test_compare_lists_the_probes_that_flipped(run_folder, tmp_path, capsys):
     assert "### Probes that flipped" in text and all(k in text for k in flipped)
     assert "flipped: " in terminal and all(k in terminal for k in flipped)
     assert "### Which figure answers which question" in text
+
+
+def test_the_progress_bar_draws_only_on_a_terminal_and_a_few_times_a_second():
+    from harness.render.run import case_progress
+
+    piped = case_progress(Console(file=io.StringIO()), quiet=False)
+    assert piped.disable
+    terminal = case_progress(Console(file=io.StringIO(), force_terminal=True), quiet=False)
+    assert not terminal.disable and terminal.live.refresh_per_second <= 4
+    assert case_progress(Console(file=io.StringIO(), force_terminal=True), quiet=True).disable
+
+
+GEOMETRY = """<script>
+const box = (selector) => document.querySelector(selector).getBoundingClientRect();
+document.documentElement.dataset.geometry = JSON.stringify({
+  headline: box("p.headline").bottom, plot: box("#plots svg").top, plotBottom: box("#plots svg").bottom,
+  pageWidth: document.documentElement.scrollWidth, main: box("main").width,
+  widestTable: Math.max(...Array.from(document.querySelectorAll("table"), (t) => t.getBoundingClientRect().width))});
+</script></body>"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on PATH (Debian: apt-get install chromium)")
+def test_the_headline_and_a_plot_are_on_the_first_screen_and_wide_tables_scroll_inside(run_folder, tmp_path):
+    """At 1280x800: the headline and the retention plot above the fold, no sideways scroll of the page however
+    wide the lost-probe table is (it scrolls inside its own box)."""
+    page = tmp_path / "measured.html"
+    page.write_text((run_folder / "report.html").read_text(encoding="utf-8").replace("</body>", GEOMETRY))
+    result = chromium(page, "--window-size=1280,800", "--dump-dom")
+    found = json.loads(re.search(r'data-geometry="([^"]+)"', result.stdout)[1].replace("&quot;", '"'))
+    assert found["headline"] < 800 and found["plot"] < 800, found
+    assert found["widestTable"] > found["main"] and found["pageWidth"] <= 1280, found  # it scrolls in its box

@@ -46,3 +46,53 @@ def test_sweep_plot_from_simulate(tmp_path, capsys):
 
 def test_markdown_image_is_relative(tmp_path):
     assert markdown_image("x", tmp_path / "a" / "p.png", tmp_path) == "![x](a/p.png)"
+
+
+# ---------------------------------------------------------------------------------------------
+# no label of a plot overlaps another: each figure drawn as its PNG is, at the library's real sizes
+
+
+def overlapping_labels(fig) -> list[tuple[str, str]]:
+    """Pairs of tick labels (per axis) and of annotations (per panel) whose drawn extents intersect."""
+    from itertools import combinations
+
+    fig.tight_layout()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    groups = [axis.get_ticklabels() for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)]
+    groups += [ax.texts for ax in fig.axes]
+    found = []
+    for labels in groups:
+        boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in labels if t.get_visible() and t.get_text()]
+        found += [(a, b) for (a, box_a), (b, box_b) in combinations(boxes, 2) if box_a.overlaps(box_b)]
+    return found
+
+
+def _library_cost_result() -> dict:
+    """Every request shape the cost study prices, for two models, at figures like the library's."""
+    def shapes(alt: str, compact: str) -> dict:
+        prices = {"cache-on": 0.0683, "cache-off": 0.4005, "tools-dropped": 0.4553, f"alt:{alt}": 0.1335,
+                  "fresh": 0.3870, compact: 0.0680}
+        return {s: {"per_compaction_usd": usd, "cache_hit_rate": 0.999 if s == "cache-on" else 0.0,
+                    "source": "modelled"} for s, usd in prices.items()}
+
+    return {"models": [
+        {"model": "anthropic:claude-sonnet-4-6", "compactions": 34,
+         "shapes": shapes("anthropic:claude-haiku-4-5", "anthropic-compact")},
+        {"model": "openai:gpt-5", "compactions": 34, "shapes": shapes("openai:gpt-5-mini", "openai-compact")}]}
+
+
+def test_no_plot_has_overlapping_labels(capsys):
+    from harness.render.plots import _pyplot, cost_figure, retention_figure, sweep_figure
+
+    buckets = {b: {"compacted": _rate(7, 10)} for b in ("0-19", "20-49", "50-99", "100-199", "200+")}
+    survived = {str(n): {"compacted": _rate(5, 10)} for n in range(7)}
+    run = {"aggregates": {"grade": "answered", "by_age": buckets, "by_compactions_survived": survived}}
+    assert main(["simulate", "cases/long-auth-refactor", "--sweep", "--windows", "32768,128000,200000",
+                 "--reserves", "8192,16384,32768", "--policy", "default", "--policy", "pi", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["sweep"]
+    figures = {"retention": retention_figure([("20261201-000000-default-builtin", run), ("alt", run)]),
+               "cost": cost_figure(_library_cost_result()), "sweep": sweep_figure(rows, "long-auth-refactor")}
+    for name, fig in figures.items():
+        assert overlapping_labels(fig) == [], name
+        _pyplot().close(fig)

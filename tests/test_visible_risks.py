@@ -13,7 +13,7 @@ from rich.console import Console
 import harness.render.plots as plots
 from harness.cli import main
 from harness.render.plots import age_key
-from harness.render.run import render_summary
+from harness.render.terminal import render_summary
 from harness.render.risks import run_risks
 from harness.results.folder import read_run
 

@@ -5,7 +5,7 @@ with the probe kinds, case pools and probe points they may name. Reading and wri
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,12 @@ class Case:
     @cached_property
     def session(self) -> Session:
         return read_session(self.directory / self.session_file)
+
+    def with_session(self, session: Session) -> Case:
+        """This case over `session` instead of its file's (a runtime's drive adds the compactions it made)."""
+        copy = replace(self)
+        copy.__dict__["session"] = session  # what cached_property would have stored
+        return copy
 
     @property
     def points(self) -> tuple[str, ...]:

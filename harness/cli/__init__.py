@@ -14,14 +14,15 @@ import sys
 import threading
 from typing import Sequence
 
-from harness.cli import (calibrate, cases, compare, cost, gate, merge, real, run, serve, simulate,
+from harness.cli import (calibrate, cases, compare, cost, gate, merge, real, run, runtimes, serve, simulate,
                          validate_summarizer, view)
 from harness.errors import HarnessError
 from harness.redact import redact
 from harness.render.console import stderr
 
 # the order of --help
-COMMANDS = (run, compare, gate, merge, simulate, cases, cost, calibrate, validate_summarizer, real, serve, view)
+COMMANDS = (run, compare, gate, merge, simulate, cases, cost, calibrate, validate_summarizer, real, serve, runtimes,
+            view)
 
 
 def build_parser() -> argparse.ArgumentParser:

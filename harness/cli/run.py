@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from itertools import product
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,6 +60,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                      help="compact exactly where the session's own compaction lines are, trigger off: keep the "
                           "recorded tail (default) or =policy-tail the policy's own; summary budget = the recorded "
                           "summary's tokens")
+    run.add_argument("--runtime", action="append", metavar="NAME[@VERSION]",
+                     help="drive a real agent runtime through its own compaction on each case (repeatable): pi, "
+                          "codex, opencode, or an adapter .toml of your own (docs/runtimes.md); graded beside "
+                          "--policy's (default: default); install with `compaction-harness runtimes install NAME`")
+    run.add_argument("--runtime-compaction", choices=("on", "off"), default="on",
+                     help="off: the runtime's control, its own compaction switched off (what its own tool-output "
+                          "cuts lose)")
+    run.add_argument("--runtime-set", action="append", metavar="NAME=VALUE", default=[],
+                     help="a runtime setting its adapter declares in [settings] (e.g. opencode's prune=true); "
+                          "part of the configuration, so gate names a change")
+    run.add_argument("--allow-version-drift", action="store_true",
+                     help="drive a runtime whose installed version is not its adapter's pin")
     run.add_argument("--sections", metavar="A,B,...",
                      help="the summary sections to ask for (default: Goal,Constraints,Progress,Decisions,Files,"
                           "Errors,Next steps)")
@@ -163,6 +176,11 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
                          answerer_window=args.answerer_window, rpm=args.rpm, tpm=args.tpm, **recorded)
                for policy, model, summarizer, control in product(args.policy or ["default"], args.model or ["builtin"],
                                                                  args.summarizer or ["same"], controls_of(args))]
+    runtime_settings = tuple(_runtime_setting(pair) for pair in args.runtime_set)
+    configs += [replace(config, policy="recorded", runtime=runtime, runtime_compaction=args.runtime_compaction == "on",
+                        runtime_settings=runtime_settings, allow_version_drift=args.allow_version_drift, control=None)
+                for runtime in dict.fromkeys(args.runtime or ()) for config in configs if config.control is None
+                and config.policy == (args.policy or ["default"])[0]]
     recording = [with_recording(config, args.record_mode, args.cassettes) for config in configs]
     replaying = [config for config in recording if config.record_mode == "none"]
     if args.record_errors and replaying:  # a usage error before any work: the flag would do nothing
@@ -170,6 +188,13 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
                            f"{_label(replaying[0])} only replays (record mode none): pass --record-mode once, new or "
                            f"all")
     return recording
+
+
+def _runtime_setting(pair: str) -> tuple[str, str]:
+    name, sep, value = pair.partition("=")
+    if not sep or not name.strip():
+        raise HarnessError(f"--runtime-set {pair!r}: expected NAME=VALUE")
+    return name.strip(), value.strip()
 
 
 def with_recording(config: RunConfig, record_mode: str | None, cassettes: str | None) -> RunConfig:

@@ -19,7 +19,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import httpx2
 
@@ -77,8 +77,12 @@ def request_hash(canonical: dict[str, Any]) -> str:
 
 class CassetteTransport(httpx2.BaseTransport):
     def __init__(self, path: Path, *, inner: httpx2.BaseTransport | None, mode: str = "none", case_id: str = "?",
-                 secrets: tuple[str, ...] = (), record_errors: bool = False):
+                 secrets: tuple[str, ...] = (), record_errors: bool = False,
+                 key: Callable[[dict[str, Any]], dict[str, Any]] | None = None):
         self.path, self.inner, self.case_id = Path(path), inner, case_id
+        # What a request matches on: its canonical form, or what `key` makes of it (a caller whose requests
+        # carry dates or ids that differ between runs normalises them, e.g. harness.scripted.normalise)
+        self.key = key
         self.record_errors = record_errors  # keep 4xx replies too (to replay a failure on purpose)
         self.mode = mode if mode != "once" else ("all" if not self.path.exists() else "none")
         # Never persist a key, even if a caller put one in a body: scrub every known key value on write.
@@ -115,6 +119,8 @@ class CassetteTransport(httpx2.BaseTransport):
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         body = request.read()
         canonical = canonical_request(request.method, request.url, body)
+        if self.key is not None:
+            canonical = self.key(canonical)
         digest = request_hash(canonical)
         with self._lock:
             replay = self._next_recorded(digest)

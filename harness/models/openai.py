@@ -4,26 +4,36 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2
-import openai as openai_sdk
 
 from harness.errors import HarnessError
 from harness.models.base import ChatMessage, ModelClient, ModelRequest, ModelResponse, ModelSpec, Usage
 from harness.models.transport import latency_from, sdk_errors
 
+if TYPE_CHECKING:
+    import openai
+
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 EMULATOR_BASE_URL = "http://openai.emulator.invalid/v1"  # never resolved: the emulator transport answers
 
 
+def openai_sdk():
+    """The SDK, imported when a client is made: the request shapes below serve the cost and calibrate studies,
+    which never call it and should not pay for its import."""
+    import openai
+
+    return openai
+
+
 def openai_sdk_client(spec: ModelSpec, api_key: str, transport: httpx2.BaseTransport, max_retries: int,
-                      timeout: float) -> tuple[httpx2.Client, openai_sdk.OpenAI]:
+                      timeout: float) -> tuple[httpx2.Client, openai.OpenAI]:
     """The SDK client over our transport (emulator, cassette or network), shared by chat and compaction."""
     base_url = EMULATOR_BASE_URL if spec.emulated else (spec.base_url or OPENAI_BASE_URL)
     http = httpx2.Client(transport=transport, timeout=httpx2.Timeout(timeout, connect=10.0))
-    return http, openai_sdk.OpenAI(api_key=api_key, base_url=base_url, http_client=http, max_retries=max_retries,
-                                   timeout=httpx2.Timeout(timeout, connect=10.0))
+    return http, openai_sdk().OpenAI(api_key=api_key, base_url=base_url, http_client=http, max_retries=max_retries,
+                                     timeout=httpx2.Timeout(timeout, connect=10.0))
 
 
 class OpenAIClient(ModelClient):
@@ -35,7 +45,7 @@ class OpenAIClient(ModelClient):
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         started = time.perf_counter()
-        with sdk_errors(self.spec, openai_sdk):
+        with sdk_errors(self.spec, openai_sdk()):
             raw = self._sdk.chat.completions.with_raw_response.create(**chat_params(request))
             completion = raw.parse()
         latency, source = latency_from(raw.headers, time.perf_counter() - started)

@@ -78,13 +78,15 @@ def open_client(
     max_retry_after_s: float = 60.0,
     limiter: Any = None,
     record_errors: bool = False,
+    cassette_key: Any = None,
 ) -> ModelClient:
     """Open a client for `spec`. Missing keys fail here, before any work starts.
 
     `transport` (an httpx2 transport) replaces the network or the emulator underneath; `cassette_path`
     wraps whatever is underneath in the record/replay transport with `record_mode`; `limiter` (a
     models.ratelimit.RateLimiter shared by the run's clients of one model) paces what reaches the network;
-    `record_errors` keeps a provider's 4xx replies in the cassette, to replay that failure on purpose.
+    `record_errors` keeps a provider's 4xx replies in the cassette, to replay that failure on purpose;
+    `cassette_key` (canonical request -> the form it matches on) normalises what varies between runs.
     """
     parsed = check_spec(spec)
     _check_record_mode(record_mode)
@@ -114,7 +116,7 @@ def open_client(
     if cassette_path is not None:
         stack = CassetteTransport(
             Path(cassette_path), inner=inner, mode=record_mode, case_id=case_id or "?",
-            secrets=tuple(v for v in (api_key,) if v), record_errors=record_errors,
+            secrets=tuple(v for v in (api_key,) if v), record_errors=record_errors, key=cassette_key,
         )
     stack = RetryAfterCap(stack, max_retry_after_s)
     if parsed.compacts:

@@ -13,7 +13,7 @@ from rich.text import Text
 from harness.render.console import stdout
 from harness.render.definitions import QUESTIONS, markdown_questions
 from harness.render.format import fixed, headline_rate, number, rate_percent, sourced_dollars, wilson_rate
-from harness.render.headline import GROUP_NAMES, testing_phrase
+from harness.render.headline import group_counts, testing_phrase
 from harness.render.points import markdown_compaction_points
 from harness.results.folder import write_json
 
@@ -57,8 +57,7 @@ def headline_rows(result: dict[str, Any]) -> list[tuple[str, Cell]]:
         return f"{headline_rate(rate)} {testing_phrase(rate)}" if rate else "-"
 
     def groups(r: dict[str, Any]) -> str:
-        counts = (r.get("headline") or {}).get("groups") or {}
-        return ", ".join(f"{name} {counts.get(key, 0)}" for key, name in GROUP_NAMES) if counts else "-"
+        return group_counts(r["headline"]) if (r.get("headline") or {}).get("groups") else "-"
 
     def kind(r: dict[str, Any], k: str) -> str:
         rate = ((r.get("headline") or {}).get("by_kind") or {}).get(k)

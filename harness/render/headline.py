@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from harness.probes import CONDITIONS
-from harness.render.format import fixed, headline_rate, wilson_rate
+from harness.render.format import dollars, fixed, headline_rate, percent, wilson_rate
 
 GROUP_NAMES = (("floor_answers", "floor already answers"), ("no_compaction", "no compaction before"),
-               ("invalid", "invalid"))
+               ("unreached", "unreached points"), ("invalid", "invalid"))
 
 
 def lead_headline(agg: dict[str, Any]) -> dict[str, Any] | None:
@@ -40,10 +40,22 @@ def headline_line(agg: dict[str, Any]) -> str | None:
     return "; ".join(headline_text(h) for h in (lead, *others))
 
 
+def group_counts(headline: dict[str, Any]) -> str:
+    """`floor already answers 41, no compaction before 43, unreached points 190 (real 190), invalid 19`: each
+    group counted, the unreached points by pool (a run written before they had a group counts them invalid)."""
+    counts, parts = headline["groups"], []
+    for key, name in GROUP_NAMES:
+        if key == "unreached" and key not in counts:
+            continue
+        pools = headline.get("unreached_by_pool") if key == "unreached" and counts[key] else None
+        parts.append(f"{name} {counts.get(key, 0)}"
+                     + (f" ({', '.join(f'{pool} {n}' for pool, n in pools.items())})" if pools else ""))
+    return ", ".join(parts)
+
+
 def groups_line(headline: dict[str, Any]) -> str:
     """The probes that are not in the headline, each group counted."""
-    counts = headline["groups"]
-    return "beside it (not in the headline): " + ", ".join(f"{name} {counts.get(key, 0)}" for key, name in GROUP_NAMES)
+    return "beside it (not in the headline): " + group_counts(headline)
 
 
 def kind_rows(headline: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -56,6 +68,43 @@ def never_compacted_lines(agg: dict[str, Any]) -> list[str]:
     return [f"{case}: no compaction; " + ("context stayed whole" if facts.get("context_whole")
                                           else "the context did NOT stay whole")
             for case, facts in (agg.get("never_compacted") or {}).items()]
+
+
+def never_compacted_summary(agg: dict[str, Any], names: bool = True) -> str | None:
+    """The cases that never compact on one line: how many stayed whole (named unless `names` is False: report.md
+    names them), and by name any that did not."""
+    never = agg.get("never_compacted") or {}
+    if not never:
+        return None
+    broken = [case for case, facts in never.items() if not facts.get("context_whole")]
+    whole = [case for case in never if case not in broken]
+    listed = f": {', '.join(whole)}" if names else " (named in report.md)"
+    parts = ([f"the context stayed whole in {len(whole)}{listed}"] if whole else []) + (
+        [f"the context did NOT stay whole in {', '.join(broken)}"] if broken else [])
+    return f"never compact ({len(never)} cases, not averaged in): " + "; ".join(parts)
+
+
+def ceiling(agg: dict[str, Any]) -> str:
+    """How many probes the full history answers: the instrument's own ceiling (valid probes)."""
+    share = f" ({percent(agg['valid_probes'] / agg['probes'])})" if agg["probes"] else ""
+    unreached = agg.get("unreached_probes") or 0
+    lost = (agg.get("failed_requests") or {}).get("ungraded", 0)  # neither valid nor invalid
+    invalid = agg["probes"] - agg["valid_probes"] - unreached - lost
+    parts = ([f"{unreached} are at points the replay never reached (not graded)"] if unreached else []) + (
+        [f"{lost} lost to failed requests (not graded)"] if lost else []) + (
+        ["the rest are invalid"] if invalid else [])
+    rest = ", ".join(parts) or "none invalid"
+    return f"the full history passes {agg['valid_probes']}/{agg['probes']}{share}, {rest}"
+
+
+def fmt_cost(cost: dict[str, Any]) -> str:
+    if cost.get("usd") is None:
+        return "cost n/a"
+    # A run replays no agent requests, so its summarizer calls meet a cold prompt cache.
+    cold = ("; cold cache: the agent's own requests are not replayed, `compaction-harness cost` models the warm one"
+            if cost["usd"] else "")
+    return (f"cost {dollars(cost['usd'], 4)} ({dollars(cost['per_compaction'] or 0, 4)} per compaction, "
+            f"{dollars(cost['per_session'], 4)} per session that compacted; {cost['source']}{cold})")
 
 
 def nothing_compacted_line(agg: dict[str, Any]) -> str | None:

@@ -14,7 +14,7 @@ from harness.probes import CONDITIONS
 from harness.render.definitions import DEFINITIONS
 from harness.render.failed import failed_request_lines
 from harness.render.format import fixed, wilson_rate
-from harness.render.headline import (groups_line, headline_line, lead_headline, never_compacted_lines,
+from harness.render.headline import (groups_line, headline_line, lead_headline, never_compacted_summary,
                                      nothing_compacted_line)
 from harness.render.html_case import case_section
 from harness.render.lost import lost_probes
@@ -39,12 +39,14 @@ def report_html(run: dict[str, Any], folder: Path | None = None) -> str:
                  f"answerer {config['answerer']}, cache {'on' if config['cache'] else 'off'}; harness "
                  f"{run.get('harness_version')} at {run.get('git_commit')}")
     grade = run["aggregates"]["grade"]
-    parts = [headline_section(run), rates_section(run), risks_section(run), lost_section(run, folder),
-             plots_section(run), *(case_section(k, r, grade, folder) for k, r in run["cases"].items()),
-             definitions_section()]
+    # the headline and the plot first: both on the first screen
+    parts = [headline_section(run), plots_section(run), rates_section(run), risks_section(run),
+             lost_section(run, folder), cases_index(run), *(case_section(k, r, grade, folder)
+                                                           for k, r in run["cases"].items()), definitions_section()]
     nav = " ".join(f'<a href="#{escape(i)}">{escape(t)}</a>' for i, t in
-                   (("headline", "headline"), ("rates", "rates"), ("risks", "risks"), ("lost-probes", "lost probes"),
-                    ("plots", "plots"), *((f"case-{k}", k) for k in run["cases"]), ("definitions", "definitions")))
+                   (("headline", "headline"), ("plots", "plots"), ("rates", "rates"), ("risks", "risks"),
+                    ("lost-probes", "lost probes"), ("cases", f"cases ({len(run['cases'])})"),
+                    ("definitions", "definitions")))
     return Template(_template("report.html")).substitute(
         title=escape(f"Run {run['run_id']}"), configuration=escape(described), nav=nav, body="\n".join(parts),
         css=_template("report.css"), js=_template("report.js"))
@@ -58,7 +60,7 @@ def headline_section(run: dict[str, Any]) -> str:
              paragraph(headline_line(agg) or "no headline (a run written before it existed)", "headline")]
     if lead is not None:
         lines.append(paragraph(groups_line(lead), "beside"))
-    lines += [paragraph(f"never compacts (not averaged in): {line}", "muted") for line in never_compacted_lines(agg)]
+    lines.append(paragraph(never_compacted_summary(agg) or "", "muted"))
     lines.append(paragraph(f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes, "
                            f"{agg['valid_probes']} valid (the full history passes them); grade {agg['grade']}"))
     lines += [paragraph(f"error in {case}: {error}", "fail") for case, error in agg["errors"].items()]
@@ -115,6 +117,12 @@ def plots_section(run: dict[str, Any]) -> str:
     except Exception as exc:  # a missing matplotlib must not cost the report
         return section("plots", "Plots", paragraph(f"(plots skipped: {type(exc).__name__}: {exc})", "muted"))
     return section("plots", "Retention", f'<div class="plot">{svg}</div>')
+
+
+def cases_index(run: dict[str, Any]) -> str:
+    """A link to each case's section (the page's navigation names only the sections, to stay one line)."""
+    links = " ".join(f'<a href="#case-{escape(k)}">{escape(k)}</a>' for k in run["cases"])
+    return section("cases", "Cases", f'<p class="index">{links}</p>')
 
 
 def definitions_section() -> str:

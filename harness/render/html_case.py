@@ -12,6 +12,7 @@ from typing import Any
 from harness.probes import CONDITIONS
 from harness.render.lost import is_lost
 from harness.render.markup import Cell, num, paragraph, section, table, verdict
+from harness.render.timeline import timeline_svg
 
 
 def case_file(folder: Path | None, key: str) -> dict[str, Any]:
@@ -36,12 +37,7 @@ def case_section(key: str, record: dict[str, Any], grade: str, folder: Path | No
 def timeline_plot(timeline: dict[str, Any] | None, events: list[dict[str, Any]]) -> str:
     if not timeline or not timeline.get("sends"):
         return paragraph("no timeline (a run written before timelines were kept)", "muted")
-    try:
-        from harness.render.plots import timeline_svg
-
-        return f'<div class="plot">{timeline_svg(timeline, events)}</div>'
-    except Exception as exc:  # a missing matplotlib must not cost the report
-        return paragraph(f"(timeline skipped: {type(exc).__name__}: {exc})", "muted")
+    return f'<div class="plot">{timeline_svg(timeline, events)}</div>'
 
 
 def compactions_table(events: list[dict[str, Any]]) -> str:

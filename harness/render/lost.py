@@ -90,6 +90,30 @@ def lost_probes(run: dict[str, Any], folder: Path | None = None) -> list[LostPro
     return out
 
 
+# The kinds an agent cannot carry on correctly without come first: what it is doing and under which rules, then
+# what it decided and does next, then the facts it could look up again.
+KIND_ORDER = ("goal", "constraint", "decision", "continuation", "error", "update", "progress", "artifact", "recall")
+
+
+def most_important(lost: list[LostProbe], limit: int) -> list[LostProbe]:
+    """At most `limit` lost probes, the ones a reader should see first: the cases in turn (so one long case does
+    not fill the list, the case losing most first), within a case by kind (KIND_ORDER), then in case order."""
+    by_case: dict[str, list[LostProbe]] = {}
+    for probe in lost:
+        by_case.setdefault(probe.case, []).append(probe)
+    queues = [sorted(probes, key=_kind_rank) for probes in sorted(by_case.values(), key=lambda ps: -len(ps))]
+    picked: list[LostProbe] = []
+    while len(picked) < limit and any(queues):
+        for queue in queues:
+            if queue and len(picked) < limit:
+                picked.append(queue.pop(0))
+    return picked
+
+
+def _kind_rank(probe: LostProbe) -> int:
+    return KIND_ORDER.index(probe.kind) if probe.kind in KIND_ORDER else len(KIND_ORDER)
+
+
 def lost_by_key(run: dict[str, Any], run_path: str | Path | None = None) -> dict[str, LostProbe]:
     """The lost probes keyed `case/probe` (as the gate names them); `run_path` is the folder or its run.json."""
     folder = None if run_path is None else (Path(run_path) if Path(run_path).is_dir() else Path(run_path).parent)

@@ -45,7 +45,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str | Cell]], *, id: s
     body = "\n".join(f"<tr{extra}>" + "".join(cell(c).html() for c in row) + "</tr>"
                      for row, extra in zip(rows, attributes))
     ident = f' id="{escape(id)}"' if id else ""
-    return f'<table class="sortable"{ident}><thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table>'
+    # the wrapper scrolls a table wider than the page inside it, so the page itself never scrolls sideways
+    return (f'<div class="scroll"><table class="sortable"{ident}><thead><tr>{head}</tr></thead><tbody>\n{body}\n'
+            f'</tbody></table></div>')
 
 
 def _class(cls: str) -> str:
@@ -53,7 +55,7 @@ def _class(cls: str) -> str:
 
 
 def paragraph(text: str, cls: str = "") -> str:
-    return f"<p{_class(cls)}>{escape(text)}</p>"
+    return f"<p{_class(cls)}>{escape(text)}</p>" if text else ""
 
 
 def section(id: str, title: str, *parts: str, cls: str = "") -> str:

@@ -46,7 +46,8 @@ def _svg(fig) -> str:
 
     buffer = io.StringIO()
     fig.tight_layout()
-    fig.savefig(buffer, format="svg")
+    with _pyplot().rc_context({"svg.fonttype": "none"}):  # text as text: a third smaller, and searchable
+        fig.savefig(buffer, format="svg")
     _pyplot().close(fig)
     text = buffer.getvalue()
     return text[text.index("<svg"):]  # drop the XML prolog and DOCTYPE: the SVG sits inside HTML
@@ -74,16 +75,16 @@ def _rate_series(groups: dict[str, dict], order) -> tuple[list[str], list[float]
 
 def retention_plot(runs: Sequence[tuple[str, dict[str, Any]]], path: str | Path) -> Path:
     """Compacted pass rate (Wilson 95% bars) by fact age and by compactions survived, one line per run."""
-    return _save(_retention_figure(runs), path)
+    return _save(retention_figure(runs), path)
 
 
 def retention_svg(runs: Sequence[tuple[str, dict[str, Any]]]) -> str:
-    return _svg(_retention_figure(runs))
+    return _svg(retention_figure(runs))
 
 
-def _retention_figure(runs: Sequence[tuple[str, dict[str, Any]]]):
+def retention_figure(runs: Sequence[tuple[str, dict[str, Any]]]):
     plt = _pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
     panels = (("by_age", "fact age (messages since planted)", age_key),
               ("by_compactions_survived", "compactions the fact has lived through", lambda k: int(k) if k.isdigit() else 99))
     grade = runs[0][1]["aggregates"]["grade"] if runs else "retained"
@@ -94,7 +95,7 @@ def _retention_figure(runs: Sequence[tuple[str, dict[str, Any]]]):
             ax.errorbar(xs, rates, yerr=list(zip(*errors)) if errors else None, marker="o", capsize=3, label=label)
             ax.set_xticks(range(len(names)), [f"{n}\n(n={t})" for n, t in zip(names, totals)], fontsize=8)
         ax.set_xlabel(xlabel)
-        ax.set_ylabel(f"compacted pass rate, % ({grade})")
+        ax.set_ylabel(f"compacted, % ({grade})")
         ax.set_ylim(-5, 105)
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_title("retention against fact age")
@@ -104,56 +105,43 @@ def _retention_figure(runs: Sequence[tuple[str, dict[str, Any]]]):
     return fig
 
 
-def timeline_svg(timeline: dict[str, Any], events: list[dict[str, Any]]) -> str:
-    """One case's session: true tokens at every send, the window and window - reserve lines, and each
-    compaction as a drop from its size before to its size after, labelled with its head..tail split."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(9, 2.8))
-    sends = timeline["sends"]
-    ax.plot([s[0] for s in sends], [s[2] for s in sends], lw=1, color="#2a7ab0", label="true tokens per send")
-    window, reserve = timeline["context_window"], timeline["reserve_tokens"]
-    ax.axhline(window, color="#d1495b", lw=1, ls="--", label=f"window {window}")
-    ax.axhline(window - reserve, color="#edae49", lw=1, ls=":", label=f"window - reserve {window - reserve}")
-    for event in events:
-        x = event["send_index"]
-        ax.vlines(x, event["tokens_after_true"], event["tokens_before_true"], color="#333", lw=1)
-        ax.annotate(f"#{event['number']} {event['head_start']}..{event['tail_start']}\n"
-                    f"summary {event['summary_tokens']}", (x, event["tokens_before_true"]), fontsize=7,
-                    ha="right", va="bottom")
-    ax.set_xlabel("message index of the send")
-    ax.set_ylabel("tokens")
-    ax.set_ylim(0, window * 1.12)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
-    return _svg(fig)
-
-
 def cost_plot(result: dict[str, Any], path: str | Path) -> Path:
     """Dollars per compaction by request shape, one panel per model (their scales differ)."""
+    return _save(cost_figure(result), path)
+
+
+def cost_figure(result: dict[str, Any]):
+    """Horizontal bars: the shapes' names are rows of the y-axis, so however long they never overlap."""
     plt = _pyplot()
     models = result["models"]
     if not models:
         raise HarnessError("cost plot: no model figures to draw")
-    fig, axes = plt.subplots(1, len(models), figsize=(5.5 * len(models), 4.2), squeeze=False)
+    rows = max(len(summary["shapes"]) for summary in models)
+    fig, axes = plt.subplots(1, len(models), figsize=(6.2 * len(models), 1.1 + 0.55 * rows), squeeze=False)
     for ax, summary in zip(axes[0], models):
         shapes = list(summary["shapes"].items())
         values = [t["per_compaction_usd"] or 0.0 for _, t in shapes]
         colours = [ALT_COLOUR if s.startswith("alt:") else SHAPE_COLOURS.get(s, "grey") for s, _ in shapes]
-        bars = ax.bar(range(len(shapes)), values, color=colours)
-        ax.set_xticks(range(len(shapes)), [shape_label(s) for s, _ in shapes], fontsize=8)
+        bars = ax.barh(range(len(shapes)), values, color=colours)
+        ax.set_yticks(range(len(shapes)), [shape_label(s) for s, _ in shapes], fontsize=8)
+        ax.invert_yaxis()  # the first shape on top, as in the tables
         for bar, (_, t) in zip(bars, shapes):
             hit = t.get("cache_hit_rate") or 0
-            ax.annotate(dollars(bar.get_height(), 4) + (f"\n{percent(hit)} cached" if hit else ""),
-                        (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
-        ax.set_ylabel("USD per compaction")
-        ax.set_ylim(0, max(values + [1e-9]) * 1.25)
-        ax.set_title(f"{summary['model']}\n{summary['compactions']} compactions ({shapes[0][1]['source']})", fontsize=10)
-        ax.grid(axis="y", alpha=0.3)
-    return _save(fig, path)
+            ax.annotate(" " + dollars(bar.get_width(), 4) + (f" ({percent(hit)} cached)" if hit else ""),
+                        (bar.get_width(), bar.get_y() + bar.get_height() / 2), ha="left", va="center", fontsize=8)
+        ax.set_xlabel("USD per compaction")
+        ax.set_xlim(0, max(values + [1e-9]) * 1.45)  # room for the largest bar's label
+        ax.set_title(f"{summary['model']}: {summary['compactions']} compactions ({shapes[0][1]['source']})", fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+    return fig
 
 
 def sweep_plot(rows: list[dict[str, Any]], path: str | Path, title: str = "") -> Path:
     """Compactions and risks against the reserve, one line per policy and window (the reserve axis is log 2)."""
+    return _save(sweep_figure(rows, title), path)
+
+
+def sweep_figure(rows: list[dict[str, Any]], title: str = ""):
     if not rows:
         raise HarnessError("sweep plot: the sweep has no rows (every reserve was at or above the window)")
     plt = _pyplot()
@@ -182,7 +170,7 @@ def sweep_plot(rows: list[dict[str, Any]], path: str | Path, title: str = "") ->
     axes[0][0].legend(title="window" if len(policies) == 1 else "policy, window", fontsize=8)
     if title:
         fig.suptitle(title, fontsize=11)
-    return _save(fig, path)
+    return fig
 
 
 def _tokens_label(tokens: int) -> str:

@@ -11,8 +11,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
-from rich.text import Text
 
 from harness.probes import CONDITIONS
 from harness.render.provider import provider_note
@@ -21,15 +19,17 @@ from harness.render.compare import print_comparison, write_comparison
 from harness.render.definitions import markdown_definitions
 from harness.render.failed import failed_request_count, failed_request_lines
 from harness.render.html import write_html
-from harness.render.lost import LostProbe, lost_probes, lost_text, markdown_lost
+from harness.render.lost import lost_probes, markdown_lost
 from harness.render.plots import age_key, retention_plot
-from harness.render.risks import markdown_risks, risk_line
-from harness.render.estimate import ceiling_line, markdown_spend, spend_line
-from harness.render.format import dollars, fixed, percent, wilson_rate
-from harness.render.headline import (agreement_line, groups_line, headline_line, judged_line, kind_rows,
+from harness.render.risks import markdown_risks
+from harness.render.estimate import ceiling_line, markdown_spend
+from harness.render.format import fixed, wilson_rate
+from harness.render.headline import (agreement_line, ceiling, fmt_cost, groups_line, headline_line, kind_rows,
                                      lead_headline, never_compacted_lines, nothing_compacted_line)
+from harness.render.terminal import print_lost, render_summary
 from harness.render.points import markdown_compaction_points
 from harness.results.aggregate import GRADES
+from harness.results.headline import unreached
 
 if TYPE_CHECKING:
     from harness.studies.compare import ConfigurationRuns, FinishedRun
@@ -58,121 +58,6 @@ def markdown_plots(run: dict[str, Any], folder: Path) -> list[str]:
     except Exception as exc:  # a missing matplotlib must not cost the report
         return [f"(plots skipped: {type(exc).__name__}: {exc})", ""]
     return ["### Retention", "", "![retention against fact age and compactions survived](retention.png)", ""]
-
-
-# ---------------------------------------------------------------------------------------------
-# rendering
-
-
-def fmt_cost(cost: dict[str, Any]) -> str:
-    if cost.get("usd") is None:
-        return "cost n/a"
-    # A run replays no agent requests, so its summarizer calls meet a cold prompt cache.
-    cold = ("; cold cache: the agent's own requests are not replayed, `compaction-harness cost` models the warm one"
-            if cost["usd"] else "")
-    return (f"cost {dollars(cost['usd'], 4)} ({dollars(cost['per_compaction'] or 0, 4)} per compaction, "
-            f"{dollars(cost['per_session'], 4)} per session that compacted; {cost['source']}{cold})")
-
-
-def rate_table(title: str, groups: dict[str, dict], first: str) -> Table:
-    table = Table(title=title)
-    table.add_column(first)
-    for column in (*CONDITIONS, "normalised"):
-        table.add_column(column, justify="right")
-    for name, group in groups.items():
-        norm = group.get("normalised_retention")
-        table.add_row(name, *(wilson_rate(group[c]) for c in CONDITIONS), fixed(norm, 2))
-    return table
-
-
-def ceiling(agg: dict[str, Any]) -> str:
-    """How many probes the full history answers: the instrument's own ceiling (valid probes)."""
-    share = f" ({percent(agg['valid_probes'] / agg['probes'])})" if agg["probes"] else ""
-    unreached = agg.get("unreached_probes") or 0
-    lost = (agg.get("failed_requests") or {}).get("ungraded", 0)  # neither valid nor invalid
-    invalid = agg["probes"] - agg["valid_probes"] - unreached - lost
-    parts = ([f"{unreached} are at points the replay never reached (not graded)"] if unreached else []) + (
-        [f"{lost} lost to failed requests (not graded)"] if lost else []) + (
-        ["the rest are invalid"] if invalid else [])
-    rest = ", ".join(parts) or "none invalid"
-    return f"the full history passes {agg['valid_probes']}/{agg['probes']}{share}, {rest}"
-
-
-def render_summary(run: dict[str, Any], console: Console) -> None:
-    agg, config = run["aggregates"], run["configuration"]
-    grade = agg["grade"]
-    console.print(f"[bold]run {run['run_id']}[/]: policy {config['policy']}, model {config['model']}, summarizer "
-                  f"{config['summarizer_spec']}, answerer {config['answerer']}, cache {'on' if config['cache'] else 'off'}")
-    note = provider_note(run)
-    if note:
-        console.print(note)
-    print_headline(agg, console)
-    console.print(f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes; {ceiling(agg)}; "
-                  f"{agg['floor_survives']} valid probes survive without a summary; grade: {grade}; "
-                  f"the tables below are over all valid probes")
-    overall = {g: agg["overall"][g] for g in GRADES if agg["overall"][g]["full"]["total"]}
-    console.print(rate_table("pass rate, all valid probes (Wilson 95%)", overall, "grade"))
-    console.print(rate_table(f"by kind, all valid probes ({grade})", agg["by_kind"], "kind"))
-    console.print(rate_table(f"by pool, all valid probes ({grade})", agg["by_pool"], "pool"))
-    s, lat, usage = agg["summary"], agg["latency"], agg["usage"]
-    console.print(f"compactions: {sum(agg['compactions'].values())} "
-                  f"({', '.join(f'{k} {v}' for k, v in agg['compactions'].items() if v)}); summaries: mean "
-                  f"{fixed(s['mean_tokens'], 0)} tokens, compression {fixed(s['mean_compression_ratio'], 1)}x, "
-                  f"artifact recall {fixed(s['mean_artifact_recall'], 2)} precision "
-                  f"{fixed(s['mean_artifact_precision'], 2)}, "
-                  f"{s['hallucinated_paths']} hallucinated paths, {s['stale_facts']} stale facts")
-    console.print(f"summarizer usage: {usage.get('input_tokens', 0)} input ({usage.get('cached_input_tokens', 0)} "
-                  f"cached, {usage.get('cache_write_tokens', 0)} written), {usage.get('output_tokens', 0)} output "
-                  f"over {usage.get('calls', 0)} calls; {fmt_cost(agg['cost'])}")
-    for line in (spend_line(agg.get("cost_by_role") or {}), ceiling_line(agg.get("ceilings"))):
-        if line:
-            console.print(line, markup=False)
-    console.print(f"compaction latency: harness p50 {lat['harness_p50_s']} s p95 {lat['harness_p95_s']} s "
-                  f"(measured); model p50 {lat['model_p50_s']} s p95 {lat['model_p95_s']} s "
-                  f"({lat['model_time_source']})")
-    console.print(risk_line(run), markup=False)
-    for case, error in agg["errors"].items():
-        console.print(f"[red]error[/] in {case}: {error}", markup=True)
-    if (count := failed_request_count(agg)) is not None:
-        console.print(Text(count, style="red"))
-    for line in failed_request_lines(agg):
-        console.print(Text("failed request", style="red") + Text(f": {line}"))
-
-
-def print_lost(lost: list[LostProbe], grade: str, console: Console) -> None:
-    """Every lost probe, a few lines each: what was asked, what was expected, what came back, and why."""
-    if not lost:
-        return
-    console.print(Text(f"lost probes ({len(lost)}: the full history passes them, the compacted context fails, "
-                       f"{grade}):", style="bold"))
-    for probe in lost:
-        console.print(Text(f"- {probe.key} ({probe.kind}, at {probe.at})", style="red"))
-        console.print(Text("    " + lost_text(probe).replace("\n", "\n    ")))
-
-
-def print_headline(agg: dict[str, Any], console: Console) -> None:
-    """The terminal's lead: the headline over summary-testing probes, the other groups, per kind with n, the
-    cases that never compact, the agreement and judged means (one line each)."""
-    warning = nothing_compacted_line(agg)
-    if warning:
-        console.print(Text(warning, style="bold red"))
-    lead = lead_headline(agg)
-    if lead is None:
-        return
-    console.print(Text(headline_line(agg) or "", style="bold"))  # Text: the intervals' brackets are not markup
-    console.print(groups_line(lead), markup=False)
-    if lead["by_kind"]:
-        table = Table(title=f"by kind, summary-testing probes ({lead['grade']}, compacted)")
-        for column, justify in (("kind", "left"), ("n", "right"), ("compacted [Wilson] [clustered]", "right")):
-            table.add_column(Text(column), justify=justify)
-        for row in kind_rows(lead):
-            table.add_row(*(Text(cell) for cell in row))
-        console.print(table)
-    for line in never_compacted_lines(agg):
-        console.print(f"never compacts (not averaged in): {line}", markup=False)
-    for line in (agreement_line(agg), judged_line(agg)):
-        if line:
-            console.print(line, markup=False)
 
 
 def markdown_headline(agg: dict[str, Any]) -> list[str]:
@@ -230,6 +115,18 @@ def markdown_invalid(agg: dict[str, Any]) -> list[str]:
     return ["### Invalid probes", "", *(f"- {p}: {reason}" for p, reason in reasons.items()), ""]
 
 
+def markdown_unreached(run: dict[str, Any]) -> list[str]:
+    """Probe points the replay never reached (never graded), per case with the points."""
+    points = {key: sorted({p["at"] for p in record["probes"] if unreached(p)}, key=str)
+              for key, record in run["cases"].items() if record.get("status") == "ok"}
+    counts = {key: sum(1 for p in run["cases"][key]["probes"] if unreached(p)) for key in points}
+    lines = [f"- {key} ({run['cases'][key].get('pool', '-')}): {counts[key]} probes at {', '.join(at)}"
+             for key, at in points.items() if at]
+    if not lines:
+        return []
+    return ["### Unreached probe points (never graded: the replay under this policy never got there)", "", *lines, ""]
+
+
 def markdown_rates(title: str, groups: dict[str, dict], first: str) -> list[str]:
     lines = [f"### {title}", "", f"| {first} | compacted | full | floor | normalised |", "| --- | --- | --- | --- | --- |"]
     for name, group in groups.items():
@@ -266,7 +163,7 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
     lines += [f"{line}.", ""] if (line := ceiling_line(agg.get("ceilings"))) else []
     lines += markdown_latency(run) + markdown_risks(run) + markdown_plots(run, path.parent)
     lines += markdown_lost(lost_probes(run, path.parent), grade)
-    lines += markdown_invalid(agg)
+    lines += markdown_invalid(agg) + markdown_unreached(run)
     if agg["errors"]:
         lines += ["### Errors", "", *(f"- {c}: {e}" for c, e in agg["errors"].items()), ""]
     if failed_request_lines(agg):
@@ -280,6 +177,16 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
 # the run command's console
 
 
+REFRESHES_PER_SECOND = 2  # a redraw costs CPU the run needs; half a second is fresh enough for a case count
+
+
+def case_progress(console: Console, quiet: bool) -> Progress:
+    """The cases' progress bar, drawn only on a terminal (redirected, it would redraw for no reader)."""
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=console, transient=True, disable=quiet or not console.is_terminal,
+                    refresh_per_second=REFRESHES_PER_SECOND)
+
+
 @dataclass(frozen=True)
 class RunProgress:
     """Watches the runs (harness.studies.compare.RunObserver): a progress bar on stderr while a run goes,
@@ -289,8 +196,7 @@ class RunProgress:
 
     @contextmanager
     def running(self, label: str | None, total: int) -> Iterator[Callable[[dict[str, Any]], None]]:
-        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=stderr(), transient=True, disable=self.as_json)
+        progress = case_progress(stderr(), self.as_json)
         with progress:
             task = progress.add_task("cases", total=total)
             yield lambda record: progress.update(task, advance=1, description=record["case"])
@@ -302,7 +208,7 @@ class RunProgress:
         if not self.as_json:
             out = stdout()
             render_summary(run, out)
-            print_lost(lost_probes(run, folder.path), run["aggregates"]["grade"], out)
+            print_lost(lost_probes(run, folder.path), run["aggregates"]["grade"], out, f"{folder.path}/report.md")
             out.print(f"results: {folder.path}/run.json, report: {folder.path}/report.md and report.html "
                       f"(`compaction-harness view {folder.path}`)\n")
 

@@ -16,7 +16,7 @@ def shape_title(shape: str) -> str:
 
 
 def shape_label(shape: str) -> str:
-    """The title broken over lines for a plot's axis; a cheaper model is named."""
+    """The title for a plot's row, its parenthesis on a second line; a cheaper model is named."""
     if shape.startswith("alt:"):
-        return f"cheaper model\n{bare(shape[4:])}"
-    return shape_title(shape).replace(", ", ",\n").replace(" (", "\n(")
+        return f"cheaper model\n({bare(shape[4:])})"
+    return shape_title(shape).replace(" (", "\n(")

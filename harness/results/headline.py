@@ -11,16 +11,26 @@ from harness.metrics import Rate, cluster_bootstrap, normalised_retention
 from harness.probes import CONDITIONS, GROUPS, probe_group
 
 Row = tuple[dict[str, Any], dict[str, Any]]  # (case record, probe record)
+# Beside the probe groups: points the replay never reached (never graded; the policy did not get there), apart
+# from probes that are invalid (graded, failed on the ceiling) so "invalid" says only that.
+HEADLINE_GROUPS = (*GROUPS[:-1], "unreached", "invalid")
 
 
 def outcome(probe: dict[str, Any], condition: str, grade: str) -> bool | None:
     return probe.get("conditions", {}).get(condition, {}).get(grade)
 
 
+def unreached(probe: dict[str, Any]) -> bool:
+    """The replay never reached the probe's point: never graded (a probe lost to a failed request has a failure)."""
+    return probe.get("conditions") is None and "failure" not in probe
+
+
 def group_of(probe: dict[str, Any], grade: str) -> str:
-    """The probe's group under one grade; a probe whose point was never reached is invalid."""
-    full = outcome(probe, "full", grade)
-    if not probe.get("conditions") or full is None:
+    """The probe's group under one grade: unreached, or invalid when no ceiling passed it."""
+    if unreached(probe):
+        return "unreached"
+    full = outcome(probe, "full", grade) if probe.get("conditions") else None
+    if full is None:
         return "invalid"
     return probe_group(bool(full), probe.get("compactions_before", 0), bool(outcome(probe, "floor", grade)))
 
@@ -58,7 +68,7 @@ def invalid_reasons(rows: Iterable[Row], grade: str) -> dict[str, str]:
 
 
 def headline(rows: list[Row], grade: str, cluster: bool = True) -> dict[str, Any]:
-    groups: dict[str, list[Row]] = {g: [] for g in GROUPS}
+    groups: dict[str, list[Row]] = {g: [] for g in HEADLINE_GROUPS}
     for row in rows:
         groups[group_of(row[1], grade)].append(row)
     testing = groups["tests_summary"]
@@ -73,7 +83,15 @@ def headline(rows: list[Row], grade: str, cluster: bool = True) -> dict[str, Any
         "floor_answers": _rates(groups["floor_answers"], grade),
         "no_compaction": _rates(groups["no_compaction"], grade),
         "invalid": invalid_reasons(rows, grade),
+        "unreached_by_pool": _by_pool(groups["unreached"]),
     }
+
+
+def _by_pool(rows: list[Row]) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for record, _ in rows:
+        counts[record.get("pool") or "-"] += 1
+    return dict(sorted(counts.items()))
 
 
 def _rates(rows: list[Row], grade: str) -> dict[str, Any]:
@@ -112,7 +130,7 @@ def judged(rows: list[Row]) -> dict[str, Any] | None:
         return round(sum(values) / len(values), 3) if values else None
 
     testing = [row for row in scored if group_of(row[1], "answered") == "tests_summary"]
-    valid = [row for row in scored if group_of(row[1], "answered") != "invalid"]
+    valid = [row for row in scored if group_of(row[1], "answered") not in ("invalid", "unreached")]
     return {"valid": {c: mean(valid, c) for c in CONDITIONS},
             "tests_summary": {c: mean(testing, c) for c in CONDITIONS},
             "errors": sum(1 for _, p in scored for c in CONDITIONS if "judge_error" in p["conditions"].get(c, {}))}

@@ -60,6 +60,9 @@ class Configuration:
     cassettes: str | None = None
     control: str | None = None  # a reference control replaced the summary (at the summarizer's own size)
     answerer_window: int | None = None  # given explicitly (--answerer-window); None: the model's or the case's
+    runtime: str | None = None  # a real runtime drove the case (NAME@VERSION); its compactions are replayed
+    runtime_compaction: bool = True  # False: the runtime's control, its compaction switched off
+    runtime_settings: tuple[tuple[str, str], ...] = ()  # the run's values for the adapter's [settings]
 
     def describe(self) -> dict[str, Any]:
         """The configuration without its I/O part: what identifies a configuration in the matrix."""
@@ -70,7 +73,10 @@ class Configuration:
                 **({} if self.at_recorded_points is None else
                    {"at_recorded_points": self.at_recorded_points, "summary_tokens": self.summary_tokens}),
                 **({} if self.control is None else {"control": self.control}),
-                **({} if self.answerer_window is None else {"answerer_window": self.answerer_window})}
+                **({} if self.answerer_window is None else {"answerer_window": self.answerer_window}),
+                **({} if self.runtime is None else
+                   {"runtime": self.runtime, "runtime_compaction": self.runtime_compaction,
+                    **({"runtime_settings": dict(self.runtime_settings)} if self.runtime_settings else {})})}
 
     def to_json(self) -> dict[str, Any]:
         return {**self.describe(), "record_mode": self.record_mode, "cassettes": self.cassettes}
@@ -82,7 +88,8 @@ class Configuration:
                    data.get("judge"), data["cache"], tuple(data.get("settings", {}).items()),
                    None if sections is None else tuple(sections), data.get("at_recorded_points"),
                    data.get("summary_tokens"), data.get("record_mode"), data.get("cassettes"), data.get("control"),
-                   data.get("answerer_window"))
+                   data.get("answerer_window"), data.get("runtime"), data.get("runtime_compaction", True),
+                   tuple((data.get("runtime_settings") or {}).items()))
 
 
 @dataclass(frozen=True)
@@ -416,10 +423,12 @@ class CaseOutcome:
     timeline: Timeline | None = None  # tokens per send (case files only, as contexts)
     role_costs: tuple[RoleCost, ...] = ()  # every role's tokens and dollars (cost above: the summarizer's alone)
     failure: RequestFailure | None = None  # the summarizer request that stopped the replay (written only then)
+    runtime: Mapping[str, Any] | None = None  # a real runtime's drive (harness.runtimes.record), JSON as written
 
     def to_json(self, contexts: bool = True) -> dict[str, Any]:
         return {"messages": self.messages, "context_whole": self.context_whole,
                 **({} if self.failure is None else {"failure": self.failure.to_json()}),
+                **({} if self.runtime is None else {"runtime": dict(self.runtime)}),
                 "events": [e.to_json() for e in self.events],
                 "risk_counts": dict(self.risk_counts), "summaries": [s.to_json() for s in self.summaries],
                 "probes": [p.to_json() for p in self.probes], "usage": self.usage.to_json(),
@@ -438,7 +447,8 @@ class CaseOutcome:
                    data.get("context_whole", True),
                    Timeline.from_json(data["timeline"]) if "timeline" in data else None,
                    tuple(RoleCost.from_json(c) for c in data.get("role_costs", ())),
-                   RequestFailure.from_json(data["failure"]) if data.get("failure") else None)
+                   RequestFailure.from_json(data["failure"]) if data.get("failure") else None,
+                   data.get("runtime"))
 
 
 @dataclass(frozen=True)

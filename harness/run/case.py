@@ -79,6 +79,14 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
             summarizer = ProviderSummarizer(clients.get(config.summarizer_spec), config.sections)
         if config.control:
             summarizer = ControlSummarizer(config.control, summarizer)
+        runtime = None
+        if plan.runtime is not None:  # the runtime compacts with its own trigger, prompt and tail; we replay it
+            from harness.run.runtime import driven_case
+
+            sizes = plan.policy_config(case)
+            case, runtime = driven_case(case, plan.runtime, clients.get(config.summarizer_spec), plan.runtime_logs,
+                                        config.runtime_compaction, sizes.context_window, sizes.max_output_tokens,
+                                        config.runtime_settings)
         policy_config = plan.policy_config(case)
         policy = make_policy(config.policy, policy_config)
         if config.at_points:
@@ -115,7 +123,7 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
         contexts=tuple((point, ContextRecord.from_snapshot(s)) for point, s in sorted(replay.snapshots.items())),
         context_whole=all(s.live_start == 0 and s.summary is None and not s.kept for s in replay.snapshots.values()),
         timeline=Timeline(policy_config.context_window, policy_config.reserve_tokens, tuple(replay.timeline)),
-        failure=compactor.failure)
+        failure=compactor.failure, runtime=runtime)
     return CaseRecord(case.id, case.pool, repeat, "ok", outcome=outcome)
 
 

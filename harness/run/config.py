@@ -63,6 +63,10 @@ class RunConfig:
     answerer_window: int | None = None  # the answerer's window (default: its model's; the builtin: the case's)
     rpm: int | None = None  # caps per model for providers that send no rate-limit headers (not in the key)
     tpm: int | None = None
+    runtime: str | None = None  # a real runtime (harness.runtimes) drives the case; policy is then `recorded`
+    runtime_compaction: bool = True  # False: the runtime's control (its compaction off)
+    runtime_settings: tuple[tuple[str, str], ...] = ()  # --runtime-set NAME=VALUE over the adapter's [settings]
+    allow_version_drift: bool = False  # run a runtime whose installed version is not its adapter's pin
 
     @property
     def summarizer_spec(self) -> str:
@@ -108,7 +112,25 @@ class RunConfig:
             self.policy, self.model, self.summarizer, self.summarizer_spec, self.answerer_spec, self.judge,
             self.cache, self.settings, None if self.sections == SECTIONS else self.sections,
             self.recorded_tail if self.at_points else None, self.summary_tokens if self.at_points else None,
-            self.record_mode, self.cassettes if self.record_mode else None, self.control, self.answerer_window)
+            self.record_mode, self.cassettes if self.record_mode else None, self.control, self.answerer_window,
+            self.runtime_pin, self.runtime_compaction, self.runtime_settings)
+
+    @property
+    def system(self) -> str:
+        """What compacts: the policy's name, or the runtime's (`runtime-pi`, `runtime-pi-off` for its control)."""
+        if self.runtime is None:
+            return self.policy
+        name = Path(self.runtime).stem if self.runtime.endswith(".toml") else self.runtime
+        return f"runtime-{name}" + ("" if self.runtime_compaction else "-off")
+
+    @property
+    def runtime_pin(self) -> str | None:
+        """NAME@VERSION of the runtime (its adapter's pin), or None."""
+        if self.runtime is None:
+            return None
+        from harness.runtimes.adapter import load
+
+        return load(self.runtime).pin
 
     def describe(self) -> dict[str, Any]:
         return self.configuration().describe()
@@ -130,16 +152,19 @@ class RunPlan:
     # Shared per spec across the run's cases: a transport (e.g. one rate-limited emulator) and a rate limiter.
     transports: tuple[tuple[str, Any], ...] = ()
     limiters: tuple[tuple[str, Any], ...] = ()
+    runtime: Any = None  # harness.runtimes.Installed: the adapter, its binary and the version found
+    runtime_logs: Path | None = None  # where each case's request log goes (the run folder's runtime-logs/)
 
     @property
     def cassettes(self) -> Path:
         return self.cassette_root or Path(self.config.cassettes)
 
     def in_folder(self, folder: Path) -> RunPlan:
-        """The plan of a run writing to `folder`: the run's own cassettes live there."""
+        """The plan of a run writing to `folder`: the run's own cassettes and runtime request logs live there."""
+        plan = replace(self, runtime_logs=folder / "runtime-logs") if self.runtime is not None else self
         if self.config.cassettes != RUN_CASSETTES:
-            return self
-        return replace(self, cassette_root=folder / "cassettes")
+            return plan
+        return replace(plan, cassette_root=folder / "cassettes")
 
     def spec(self, text: str) -> ModelSpec:
         return dict(self.specs)[text]
@@ -205,7 +230,19 @@ def plan_run(config: RunConfig | RunPlan, *, keys: bool = True) -> RunPlan:
         _check_key(spec, config)
     return RunPlan(config, tuple(parsed.items()), prices,
                    answerer_window_tokens=_model_window(config, parsed[config.answerer_spec]),
-                   limiters=_limiters(config, parsed))
+                   limiters=_limiters(config, parsed), runtime=_runtime(config))
+
+
+def _runtime(config: RunConfig) -> Any:
+    """A runtime found installed at its pinned version, before any case starts (else one line, exit 2)."""
+    if config.runtime is None:
+        return None
+    from harness.runtimes.adapter import with_settings
+    from harness.runtimes.install import installed
+
+    found = installed(config.runtime, config.allow_version_drift)
+    with_settings(found.adapter, config.runtime_settings)  # an undeclared setting is named before any case
+    return found
 
 
 def _limiters(config: RunConfig, parsed: Mapping[str, ModelSpec]) -> tuple[tuple[str, Any], ...]:

@@ -99,7 +99,7 @@ def _run_todo(cases: list[Case], plan: RunPlan, folder: RunFolder, resume: bool,
 
 def default_run_id(config: RunConfig, label: str | None) -> str:
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    parts = [config.policy, config.model] + ([config.summarizer] if config.summarizer != "same" else []) + (
+    parts = [config.system, config.model] + ([config.summarizer] if config.summarizer != "same" else []) + (
         [f"control-{config.control}"] if config.control else [])
     name = label or "-".join(parts)
     return f"{stamp}-{re.sub(r'[^A-Za-z0-9._-]+', '_', name)}"

@@ -25,7 +25,10 @@ from harness.studies.gate import outcomes, paired_headline, summary_testing
 
 def label_of(run: dict[str, Any]) -> str:
     config = run["configuration"]
-    name = run.get("label") or f"{config['policy']} / {config['model']} / {config['summarizer_spec']}"
+    system = f"runtime {config['runtime']}" if config.get("runtime") else config["policy"]
+    if config.get("runtime") and not config.get("runtime_compaction", True):
+        system += " (compaction off)"
+    name = run.get("label") or f"{system} / {config['model']} / {config['summarizer_spec']}"
     return name + ("" if config.get("cache", True) else " (cache off)")
 
 
@@ -144,7 +147,8 @@ def run_headline(run: dict[str, Any], grade: str) -> dict[str, Any]:
         rows = [(case, probe) for case in run["cases"].values() if case.get("status") == "ok"
                 for probe in case.get("probes", [])]
         found = headline(rows, grade)
-    return {"tests_summary": found["tests_summary"], "by_kind": found["by_kind"], "groups": found["groups"]}
+    return {"tests_summary": found["tests_summary"], "by_kind": found["by_kind"], "groups": found["groups"],
+            "unreached_by_pool": found.get("unreached_by_pool") or {}}
 
 
 def pairwise(a: dict[str, Any], b: dict[str, Any], grade: str) -> dict[str, Any]:
@@ -215,7 +219,7 @@ def run_label(config: RunConfig, label: str | None, several: bool) -> str | None
     """One configuration keeps the given label; several get one each, named after what differs."""
     if not several:
         return label
-    name = f"{label + '-' if label else ''}{config.policy}-{config.model}-{config.summarizer}"
+    name = f"{label + '-' if label else ''}{config.system}-{config.model}-{config.summarizer}"
     if config.control:
         name += f"-control-{config.control}"
     return name.replace(":", "_").replace("/", "_").replace("@", "_")

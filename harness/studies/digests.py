@@ -16,7 +16,8 @@ from harness.models import _tokens
 from harness.models.anthropic import message_blocks, message_params
 from harness.models.base import ChatMessage, ModelRequest
 from harness.models.emulator import CacheBlock
-from harness.models.emulator.wire import cache_block, openai_part
+from harness.models.emulator.chat import openai_part
+from harness.models.emulator.messages import cache_block
 from harness.models.openai import chat_params
 
 

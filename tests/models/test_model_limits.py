@@ -35,13 +35,13 @@ def test_a_request_over_the_window_is_rejected_as_the_provider_rejects_it(provid
 
 
 def test_the_openai_error_body_carries_its_code_and_param():
-    error = window_error("gpt-4o", 130_000, 512, anthropic=False)
+    error = window_error("gpt-4o", 130_000, 512, wire="openai")
     assert error is not None and (error.status, error.code, error.param) == (400, "context_length_exceeded", "messages")
     assert "128000 tokens" in error.message  # the window comes from the price table
-    tipped = window_error("claude-haiku-4-5", 199_800, 512, anthropic=True)
+    tipped = window_error("claude-haiku-4-5", 199_800, 512, wire="anthropic")
     assert tipped is not None and "199800 + 512 > 200000" in tipped.message
-    assert window_error("gpt-4o", 100_000, 512, anthropic=False) is None
-    assert window_error("no-such-model", 10**9, 512, anthropic=False) is None  # no row: not checked
+    assert window_error("gpt-4o", 100_000, 512, wire="openai") is None
+    assert window_error("no-such-model", 10**9, 512, wire="openai") is None  # no row: not checked
 
 
 @pytest.mark.parametrize("provider, remaining", [

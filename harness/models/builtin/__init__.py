@@ -2,7 +2,8 @@
 
 It reads a ModelRequest the way an LLM would and picks one of three modes:
 - judge:   the system prompt asks to grade/score an answer 0 to 5  -> {"score": N, "reason": ...} (judge.py)
-- summary: the last user message asks for a summary/to summarize    -> an extractive sectioned summary (summary.py)
+- summary: the last user message asks for a summary/to summarize, or the request is labelled `summary...`
+                                                                   -> an extractive sectioned summary (summary.py)
 - answer:  anything else                                           -> the best-matching lines of the context (answer.py)
 """
 
@@ -30,6 +31,8 @@ def detect_mode(request: ModelRequest) -> str:
     system = request.system or ""
     if _JUDGE_ASK.search(system) and _ZERO_TO_FIVE.search(system):
         return "judge"
+    if request.label.startswith("summary"):  # the caller knows it asks for a summary (a runtime's compaction
+        return "summary"                     # prompt may not say the word: "Generate a new <state_snapshot>")
     instruction = last_user(request)
     # a question asked of the conversation may name a summary or the compaction ("what was the agent doing at
     # the moment of compaction?"): only the instruction around it can ask for one

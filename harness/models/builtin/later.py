@@ -52,14 +52,9 @@ def refuted_by(sentence: str, texts: list[str]) -> list[int]:
     if not REFUTES.search(sentence):
         return []
     said = _words(sentence)
-    shared = [(len(said & _words(text)), i) for i, text in enumerate(texts)
-              if not text.startswith(SUPERSEDED) and text != sentence]
+    shared = [(len(said & _words(text)), i) for i, text in enumerate(texts) if text != sentence]
     best = max(shared, default=(0, -1))
     return [best[1]] if best[0] >= MIN_SHARED else []
-
-
-def superseded(text: str) -> str:
-    return SUPERSEDED + text
 
 
 _USER_SAID = re.compile(r"the user said:\s*(.+)\Z", re.I | re.S)
@@ -82,25 +77,34 @@ def declined(step: str, reason: str) -> str:
 
 
 class LaterFacts:
-    """The builder's reading of declined calls and refuting sentences (mixed into summary._SummaryBuilder, whose
-    `items`, `add` and `_read_user` it uses)."""
+    """The builder's reading of declined calls, refuting sentences and an earlier summary's next steps (mixed
+    into summary._SummaryBuilder, whose `items` store and `add` it uses)."""
 
-    items: list[Any]
-    declined: Any  # a declined call with no words from the user yet: the next user turn says why
+    items: Any
+    declined: Any = None  # a declined call with no words from the user yet: the next user turn says why
+
+    def previous_next_as_history(self, followed: bool) -> None:
+        """Called right after an earlier summary is read, when newer messages follow it: its next steps (the
+        only ones read so far) are what was planned then."""
+        if not (followed and enabled("previous-next-as-history")):
+            return
+        for item in self.items.in_category("next"):
+            self.items.remove(item)
+            self.add("progress", history_step(item.text) or "", keyed=False)
 
     def _read_declined(self, step: str, content: str) -> None:
         """A declined call, with the user's words typed while declining it: one constraint line (the words are
         an answer to the call, not a new request: no goal of their own)."""
         keep_reason = enabled("declined-with-reason")
         reason = user_words(reason_in_rejection(content)) if keep_reason else ""
-        self.add("constraints" if reason else "progress", declined(step, reason), keyed=False)
-        self.declined = self.items[-1] if keep_reason and not reason else None
+        item = self.add("constraints" if reason else "progress", declined(step, reason), keyed=False)
+        self.declined = item if keep_reason and not reason else None
 
     def _give_reason(self, words: str) -> None:
         """The user's next turn after a bare decline is why: the declined call moves to the constraints (called
         once the turn is read, so the turn's own constraint sentences give way to the one line)."""
         item, self.declined = self.declined, None
-        if item is not None and item in self.items:
+        if item is not None and self.items.get(item.order) is item:
             self.items.remove(item)
             self._drop_restated(words)
             self.add("constraints", declined(item.text.removeprefix("The user declined: "), words), keyed=False)
@@ -108,19 +112,19 @@ class LaterFacts:
     def _drop_restated(self, reason: str) -> None:
         """A constraint the user's reason for a decline already says, in the declined call's line."""
         said = " ".join(reason.split()).lower()
-        for item in [i for i in self.items if i.category == "constraints" and said]:
-            if item.text.lower() in said and not item.text.startswith("The user declined"):
+        for item in self.items.in_category("constraints"):
+            if said and item.text.lower() in said and not item.text.startswith("The user declined"):
                 self.items.remove(item)
 
-    def _refute(self, prose: list[str]) -> None:
-        """An earlier decision or finding a sentence calls wrong is restated as superseded; the sentence that
-        says so is the decision now."""
+    def _refute(self, prose: list[str]) -> list[str]:
+        """An earlier decision or finding a sentence calls wrong is stated as superseded (its place kept); the
+        sentence that says so is the decision now. Returns the prose, read on."""
         if not enabled("refuted-as-history"):
-            return
+            return prose
         for sentence in prose:
-            earlier = [i for i in self.items if i.category in ("decisions", "progress")]
-            hits = refuted_by(sentence, [i.text for i in earlier])
-            for at in hits:
-                self.items[self.items.index(earlier[at])] = replace(earlier[at], text=superseded(earlier[at].text))
-            if hits:
+            earlier = sorted((i for category in ("decisions", "progress") for i in self.items.in_category(category)
+                              if not i.history), key=lambda i: i.order)
+            for at in refuted_by(sentence, [i.text for i in earlier]):
+                self.items.replace(replace(earlier[at], history=SUPERSEDED))
                 self.add("decisions", sentence, keyed=False)
+        return prose

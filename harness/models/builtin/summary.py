@@ -9,7 +9,8 @@ errors) has a share of the budget; past it, and past the budget as a whole, the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import replace
 
 from harness.models import _tokens
 from harness.models.base import ChatMessage, ModelRequest
@@ -19,19 +20,19 @@ from harness.models.builtin.fill import fill
 from harness.models.builtin.edits import declared_names
 from harness.models.builtin.files import (FileEntry, common_root, paths_in_text, paths_of_call, read_file_line,
                                           read_root_line, root_line, same_file)
+from harness.models.builtin.items import Item, Items
 from harness.models.builtin.keys import fact_key, value_key
-from harness.models.builtin.later import LaterFacts, history_step
+from harness.models.builtin.later import LaterFacts
 from harness.models.builtin.outputs import untagged
 from harness.models.builtin.noise import strip_noise, user_words
-from harness.models.builtin.rules import enabled
 from harness.models.builtin.reports import is_protocol_error, is_rejection, is_subagent, report_text
-from harness.models.builtin.sections import category_of, previous_summary, requested_sections
+from harness.models.builtin.sections import category_of, previous_summary, summary_format
 from harness.models.builtin.steps import (MIN_RUNS, command_key, command_of, error_line, first_line,
                                           recurring_command, step_of)
 from harness.models.builtin.tasks import TaskList, is_task_tool
 from harness.models.builtin.turns import document_title, is_pasted_document, is_shell_command
-from harness.models.builtin.text import (DECISION_CUES, HEADING, clip, count_cached, last_user, sentences,
-                                         tool_action)
+from harness.models.builtin.text import (DECISION_CUES, HEADING, clip, count_cached, sentences, tool_action)
+from harness.models.builtin.transcript import split_request
 
 FACTS_TITLE = "Exact values"
 NONE_ITEM = "(none)"
@@ -41,25 +42,9 @@ MIN_GOAL_WORDS = 4  # "yes", "1+2", "ok do that" answer the agent; they set no g
 SHARES = {"facts": 0.25, "files": 0.15, "errors": 0.12}
 
 MAX_REPORT_DECISIONS = 3  # a subagent's report is long; its decisions beyond a few are detail
-MAX_ERROR_WITH_FIX = 420  # an error line and the agent's reading of it
 MAX_GOAL_SENTENCES = 2
 MAX_LAST_WORDS = 400
 _RANKS = {"user": 2, "assistant": 1, "tool": 0}
-
-
-@dataclass(frozen=True)
-class _Item:
-    category: str
-    text: str
-    order: int
-    key: str | None = None
-    protected: bool = False
-    rank: int = 1  # for facts: who stated it (user 2, agent 1, tool 0); the lower goes first when trimming
-    fix: str = ""  # for errors: what the agent said of it next; dropped before the error itself
-
-    @property
-    def line(self) -> str:
-        return clip(f"{self.text} → {self.fix}", MAX_ERROR_WITH_FIX) if self.fix else self.text
 
 
 class _SummaryBuilder(LaterFacts):
@@ -69,12 +54,11 @@ class _SummaryBuilder(LaterFacts):
             at = next((i for i, (_, t) in enumerate(sections) if category_of(t) == "next"), len(sections))
             prefix = sections[0][0] if sections else "##"
             self.sections = [*sections[:at], (prefix, FACTS_TITLE), *sections[at:]]
-        self.items: list[_Item] = []
+        self.items = Items()
         self.files: dict[str, FileEntry] = {}
         self.tasks = TaskList()
         self.runs: dict[str, int] = {}  # shell commands by what they are (command_key): how often run
-        self.open_error: _Item | None = None  # the last error, until the agent says what it makes of it
-        self.declined: _Item | None = None  # a declined call, until the user says why
+        self.open_error: Item | None = None  # the last error, until the agent says what it makes of it
         self.in_flight: str | None = None
         self.last_words = ""  # the agent's last prose  # the last step the agent started: what was going on at the cut
         self.order = 0
@@ -84,19 +68,20 @@ class _SummaryBuilder(LaterFacts):
         return self.order
 
     def add(self, category: str, text: str, *, keyed: bool = True, protected: bool = False, rank: int = 1,
-            key: str | None = None) -> None:
+            key: str | None = None) -> Item | None:
         text = clip(text)
         if not text or text == NONE_ITEM:
-            return
+            return None
         if key is None:
             key = value_key(category, text) if keyed else f"{category}:{text.lower()}"
-        for old in self.items:
-            if old.category == category and (old.key == key or old.text.lower() == text.lower()):
-                self.items.remove(old)  # later facts win for the same key
-                protected = protected or old.protected
-                rank = max(rank, old.rank)
-                break
-        self.items.append(_Item(category, text, self.next_order(), key, protected, rank))
+        old = self.items.superseded(category, key, text)
+        if old is not None:
+            self.items.remove(old)  # later facts win for the same key
+            protected = protected or old.protected
+            rank = max(rank, old.rank)
+        item = Item(category, text, self.next_order(), key, protected, rank)
+        self.items.append(item)
+        return item
 
     def touch_file(self, path: str, action: str, names: list[str] | tuple[str, ...] = ()) -> None:
         path = path.strip("`'\",;:()")
@@ -119,10 +104,7 @@ class _SummaryBuilder(LaterFacts):
 
     # -- reading the request
 
-    def read_previous(self, text: str, followed: bool = False) -> None:
-        """An earlier summary's items, older than anything after it; `followed`: newer messages come after it,
-        so its next steps are what was planned then (history), not what is next now."""
-        as_history = followed and enabled("previous-next-as-history")
+    def read_previous(self, text: str) -> None:
         current: str | None = None
         root = ""
         for line in strip_noise(text).splitlines():
@@ -142,10 +124,8 @@ class _SummaryBuilder(LaterFacts):
                     self.touch_file(path, action, names)
             elif current == "facts":
                 self.add_facts(item, "user", listing_ok=True)  # values an earlier summary kept stay kept
-            elif current == "next" and as_history:
-                self.add("progress", history_step(item) or "", keyed=False)
             else:
-                self.add(current, item, protected=current == "goal" and not any(i.category == "goal" for i in self.items))
+                self.add(current, item, protected=current == "goal" and not self.items.has("goal"))
 
     def read_messages(self, messages: tuple[ChatMessage, ...]) -> None:
         pending_calls: dict[str, tuple[str, dict]] = {}
@@ -163,13 +143,13 @@ class _SummaryBuilder(LaterFacts):
             self.open_error = None  # what the agent says after the user spoke answers the user, not the error
         if is_shell_command(words):
             return
-        if is_pasted_document(words) and any(i.category == "goal" for i in self.items):
+        if is_pasted_document(words) and self.items.has("goal"):
             self._read_document(words)
             return
         parts = sentences(words)
         if not parts:
             return
-        first_goal = not any(i.category == "goal" for i in self.items)
+        first_goal = not self.items.has("goal")
         # The first request is the goal; later requests add to it unless they only set a rule or reply.
         # A sentence that sets a rule is a constraint: it goes there, where a later rule supersedes it.
         asks = [p for p in parts if not CONSTRAINT_CUES.search(p)][:MAX_GOAL_SENTENCES]
@@ -190,14 +170,13 @@ class _SummaryBuilder(LaterFacts):
         self.add_facts(words, "tool")
 
     def _read_assistant(self, message: ChatMessage, pending: dict[str, tuple[str, dict]]) -> None:
-        prose = [s for s in sentences(message.content) if len(s.split()) >= 4 and not NOT_PROSE.search(s)]
+        prose = self._refute([s for s in sentences(message.content) if len(s.split()) >= 4 and not NOT_PROSE.search(s)])
         if prose and self.open_error is not None:
             self._attach_fix(prose[0])
         if message.content.strip():
             self.last_words = clip(message.content, MAX_LAST_WORDS)
         if prose and not message.tool_calls:  # a reply with no step after it reports a finding or an answer
             self.add("progress", prose[0], keyed=False)
-        self._refute(prose)
         for sentence in prose:
             if DECISION_CUES.search(sentence):
                 self.add("decisions", sentence, keyed=False)
@@ -238,8 +217,7 @@ class _SummaryBuilder(LaterFacts):
             return
         command = command_of(arguments)
         if is_rejection(message.content):
-            self._read_declined(step_of(name, arguments), message.content)
-            return
+            return self._read_declined(step_of(name, arguments), message.content)
         if is_protocol_error(message.content):
             return
         if is_subagent(name, arguments) and not message.is_error:
@@ -251,8 +229,7 @@ class _SummaryBuilder(LaterFacts):
         if message.is_error or failed:
             line = failed or first_line(message.content) or "error"
             where = f" ({name}: {command})" if command else f" ({name})"
-            self.add("errors", f"{line}{where}", keyed=False)
-            self.open_error = self.items[-1]
+            self.open_error = self.add("errors", f"{line}{where}", keyed=False)
         if not reads:
             self.add_facts(strip_noise(message.content), "tool")
 
@@ -270,10 +247,9 @@ class _SummaryBuilder(LaterFacts):
     def _attach_fix(self, sentence: str) -> None:
         """What the agent said next after an error is how it read it or fixed it: kept beside the error."""
         error, self.open_error = self.open_error, None
-        if error is None or error not in self.items:
+        if error is None or self.items.get(error.order) is not error:
             return
-        at = self.items.index(error)
-        self.items[at] = replace(error, fix=sentence)
+        self.items.replace(replace(error, fix=sentence))
 
     def finish(self) -> None:
         """The task list and the step in flight, as items newer than anything read."""
@@ -295,19 +271,46 @@ class _SummaryBuilder(LaterFacts):
         self._drop_restated_facts()
         for category, share in SHARES.items():
             self._trim(category, int(max_tokens * share))
-        # Cheap first pass: per-line counts (cached) bring the estimate under budget; the exact loop follows.
-        while self._estimate() > max_tokens and self._drop_oldest():
-            pass
+        victims = self._oldest_first()
+        self._shrink_by_estimate(max_tokens, victims)
         while True:
             text = self._render_all()
             if _tokens.count(text) <= max_tokens:
                 return text, False
-            if not self._drop_oldest():
+            victim = next(victims, None)
+            if victim is None:
                 tokens = _tokens.encode(text)[:max_tokens]
                 return _tokens.decode(tokens), True
+            self._drop(victim)
 
-    def _estimate(self) -> int:
-        return sum(count_cached(line) for line in self._render_all().splitlines() if line)
+    def _oldest_first(self) -> Iterator[Item | FileEntry]:
+        """What goes first when the whole is over budget: the oldest item or file, the protected items last.
+        From here on entries are only dropped, so the order is taken once."""
+        entries: list[Item | FileEntry] = [i for i in self.items if not i.protected]
+        entries += self.files.values()
+        protected = [i for i in self.items if i.protected]  # the store keeps them oldest first
+        return iter([*sorted(entries, key=lambda entry: entry.order), *protected])
+
+    def _shrink_by_estimate(self, max_tokens: int, victims: Iterator[Item | FileEntry]) -> None:
+        """Cheap first pass: per-line counts (cached) of the rendered summary bring it under budget; the exact
+        loop follows. Kept per section, so a drop costs its own line (the files section is recounted: its
+        common root may move)."""
+        sections = [(f"{prefix} {title}", category_of(title)) for prefix, title in self.sections]
+        tokens = {category: self._estimate_lines(category) for _, category in sections}
+        headings, none = sum(_estimate(heading) for heading, _ in sections), _estimate(f"- {NONE_ITEM}")
+        while headings + sum(tokens[category] or none for _, category in sections) > max_tokens:
+            victim = next(victims, None)
+            if victim is None:
+                return
+            self._drop(victim)
+            if isinstance(victim, FileEntry):
+                if "files" in tokens:
+                    tokens["files"] = self._estimate_lines("files")
+            elif victim.category in tokens:
+                tokens[victim.category] -= _estimate(f"- {victim.line}")
+
+    def _estimate_lines(self, category: str) -> int:
+        return sum(_estimate(line) for line in self._lines(category))
 
     def _cap_next_steps(self) -> None:
         tasks = {f"{p}: {t}" for t, _ in self.tasks.open() for p in ("In progress", "Pending")}
@@ -327,40 +330,36 @@ class _SummaryBuilder(LaterFacts):
     def _trim(self, category: str, limit: int) -> None:
         """Bring one section under its share: the least telling entries first (tool-stated values before the
         user's, files only read before files written), the oldest first among equals."""
-        while self._section_tokens(category) > limit:
-            if category == "files":
-                if not self.files:
+        if category == "files":
+            for victim in sorted(self.files.values(), key=lambda f: (f.written, f.order)):
+                if self._section_tokens("files") <= limit:  # recounted: the common root may move
                     return
-                victim = min(self.files.values(), key=lambda f: (f.written, f.order))
                 del self.files[victim.path]
-                continue
-            entries = [i for i in self.items if i.category == category and not i.protected]
-            if not entries:
+            return
+        entries = self.items.in_category(category)
+        total = sum(count_cached(f"- {i.line}") for i in entries)
+        entries = [i for i in entries if not i.protected]
+        for item in [i for i in entries if i.fix]:  # an error without the agent's reading of it before no error
+            if total <= limit:
                 return
-            fixed = [i for i in entries if i.fix]
-            if fixed:  # an error without the agent's reading of it before no error at all
-                oldest = min(fixed, key=lambda i: i.order)
-                self.items[self.items.index(oldest)] = replace(oldest, fix="")
-                continue
-            self.items.remove(min(entries, key=lambda i: (i.rank, i.order)))
+            plain = replace(item, fix="")
+            total += count_cached(f"- {plain.line}") - count_cached(f"- {item.line}")
+            self.items.replace(plain)
+        for item in sorted(entries, key=lambda i: (i.rank, i.order)):
+            if total <= limit:
+                return
+            current = self.items[item.order]  # unfixed above, maybe
+            total -= count_cached(f"- {current.line}")
+            self.items.remove(current)
 
     def _section_tokens(self, category: str) -> int:
         return sum(count_cached(line) for line in self._lines(category))
 
-    def _drop_oldest(self) -> bool:
-        candidates: list[tuple[int, object]] = [(i.order, i) for i in self.items if not i.protected]
-        candidates += [(f.order, f) for f in self.files.values()]
-        if not candidates:
-            protected = [i for i in self.items if i.protected]
-            if not protected:
-                return False
-            candidates = [(i.order, i) for i in protected]
-        _, victim = min(candidates, key=lambda pair: pair[0])
+    def _drop(self, victim: Item | FileEntry) -> None:
         if isinstance(victim, FileEntry):
             del self.files[victim.path]
         else:
             self.items.remove(victim)
-        return True
 
     def _lines(self, category: str) -> list[str]:
         if category == "files":
@@ -368,7 +367,7 @@ class _SummaryBuilder(LaterFacts):
             root = common_root([f.path for f in entries])
             lines = [f"- {root_line(root)}"] if root else []
             return lines + [f.line(root) for f in entries]
-        return [f"- {i.line}" for i in sorted(self.items, key=lambda i: i.order) if i.category == category]
+        return [f"- {i.line}" for i in self.items.in_category(category)]
 
     def _render_all(self) -> str:
         blocks: list[str] = []
@@ -378,20 +377,24 @@ class _SummaryBuilder(LaterFacts):
         return "\n\n".join(blocks)
 
 
+def _estimate(text: str) -> int:
+    """The per-line estimate of a piece of the summary; pieces joined by line breaks add up to the whole's."""
+    return sum(count_cached(line) for line in text.splitlines() if line)
+
+
 def summarize(request: ModelRequest) -> tuple[str, str]:
     """(summary text, finish reason) for a summary request."""
-    instruction = last_user(request)
-    sections = requested_sections(instruction.content if instruction else "")
-    history = request.messages
-    if instruction is not None:
-        cut = max(i for i, m in enumerate(history) if m is instruction)
-        history = history[:cut]
+    history, asked = split_request(request)
+    wanted = summary_format(asked, request.system or "")
+    sections = wanted.sections
     builder = _SummaryBuilder(sections)
     previous = previous_summary(history, sections)
     if previous is not None:
-        builder.read_previous(history[previous].content, followed=previous + 1 < len(history))
+        builder.read_previous(history[previous].content)
+        builder.previous_next_as_history(followed=previous + 1 < len(history))
         history = history[:previous] + history[previous + 1:]
     builder.read_messages(history)
     builder.finish()
-    text, cut_short = builder.render(request.max_output_tokens)
-    return (text, "length") if cut_short else (fill(text, history, request.max_output_tokens), "stop")
+    budget = wanted.budget(request.max_output_tokens)  # XML: built under headings, then put into the tags
+    text, cut_short = builder.render(budget)
+    return (text, "length") if cut_short else (wanted.shaped(fill(text, history, budget)), "stop")

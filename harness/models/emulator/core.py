@@ -1,5 +1,7 @@
 """The emulator's request handling: route, apply a queued fault, simulate the prompt cache, answer with the
-builtin model, and report usage as the provider would bill it (figures from it are `modelled`)."""
+responder (the builtin model by default), and report usage as the provider would bill it (figures from it
+are `modelled`). Wires: Chat Completions (chat.py), Messages (messages.py), Responses (responses.py,
+responses_stream.py), Gemini (gemini.py); each streamed or not."""
 
 from __future__ import annotations
 
@@ -16,15 +18,20 @@ from harness.models.builtin import respond
 from harness.models.builtin.context import ContextCache
 from harness.models.emulator.cache import AnthropicBreakpointCache, Clock, OpenAIPrefixCache
 from harness.models.emulator.faults import STATUS_FAULTS, EmulatorError, EmulatorTimeout, Fault, fault_error
-from harness.models.emulator import compaction, responses
+from harness.models.emulator import compaction, gemini, responses
+from harness.models.emulator.chat import openai_completion, openai_prompt_tokens, openai_stream, request_from_openai
 from harness.models.emulator.limits import RateLimits, window_error
-from harness.models.emulator.streaming import anthropic_stream, openai_stream
-from harness.models.emulator.wire import (anthropic_blocks, anthropic_message, error_response, openai_completion,
-                                          openai_prompt_tokens, request_from_anthropic, request_from_openai,
-                                          require)
+from harness.models.emulator.messages import (anthropic_blocks, anthropic_message, anthropic_stream,
+                                              request_from_anthropic)
+from harness.models.emulator.reply import Exchange, Reply, Responder, exchange
+from harness.models.emulator.responses_stream import responses_stream
+from harness.models.emulator.wire import content_tokens, error_response, require
 
 JSON = "application/json"
 # The models the emulator lists (GET /v1/models); it answers any model name it is sent.
+# The wire each route speaks (Exchange.wire); /responses/compact is the Responses wire.
+ROUTE_WIRES = {"openai": "openai", "anthropic": "anthropic", "responses": "responses", "compact": "responses",
+               "gemini": "gemini"}
 LISTED_MODELS = {"openai": ("gpt-5", "gpt-5.6", "gpt-5-mini"),
                  "anthropic": ("claude-sonnet-4-6", "claude-opus-4-6", "claude-haiku-4-5")}
 
@@ -37,7 +44,8 @@ class Emulator:
     anthropic_min_cache_tokens: int = 1024
     faults: deque[Fault] = field(default_factory=deque)
     limits: RateLimits | None = None  # requests/tokens per minute: 429s and rate-limit headers (limits.py)
-    windows: dict[str, int] | None = None  # model -> window, over the price table's; a request past it is a 400
+    windows: dict[str, int] | None = None  # model -> window ("*": any model), over the price table's; past it: 400
+    responder: Responder | None = None  # who answers model requests (reply.py); None: the builtin, text only
 
     def __post_init__(self) -> None:
         self.openai_cache = OpenAIPrefixCache(self.clock, self.openai_min_cache_tokens)
@@ -55,12 +63,14 @@ class Emulator:
     def handle(self, method: str, path: str, body: bytes,
                headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
         """One HTTP exchange: (status, headers, body). Raises EmulatorTimeout for the timeout fault."""
-        wire = path.split("?", 1)[0].rstrip("/")
-        anthropic = wire.endswith("/messages") or "anthropic-version" in {k.lower() for k in headers or {}}
+        where = path.split("?", 1)[0].rstrip("/")
+        wire = _wire_of(where, headers or {})
+        anthropic = wire == "anthropic"
         try:
-            if method == "GET" and wire.endswith("/models"):
+            if method == "GET" and where.endswith("/models"):
                 return 200, {"content-type": JSON}, json.dumps(_model_list(anthropic)).encode()
-            route = _route(method, wire)
+            route = _route(method, where)
+            wire = ROUTE_WIRES[route]
             fault = self._next_fault()
             if fault and fault.kind == "timeout":
                 raise EmulatorTimeout()
@@ -70,13 +80,15 @@ class Emulator:
             self._admit(len(body) // 4)
             serial = self._received(payload)
             kind = fault.kind if fault else None
-            reply = getattr(self, f"_{route}")(payload, serial, kind)
+            streamed = gemini.route(where)[1] if route == "gemini" else bool(payload.get("stream"))
+            seen = exchange(wire, path, payload, headers, streamed)
+            reply = getattr(self, f"_{route}")(payload, serial, kind, seen)
             if kind == "malformed":
                 return 200, {"content-type": JSON}, b'{"id": "broken", "choices": [ {'
-            status, answer_headers, data = self._answer(route, payload, reply)
+            status, answer_headers, data = self._answer(route, seen, reply)
             return status, {**answer_headers, **self._limit_headers(anthropic)}, data
         except EmulatorError as err:
-            status, headers, payload_bytes = error_response(err, anthropic)
+            status, headers, payload_bytes = error_response(err, wire)
             return status, {**headers, **self._limit_headers(anthropic)}, payload_bytes
 
     def _admit(self, tokens: int) -> None:
@@ -89,23 +101,30 @@ class Emulator:
     def _limit_headers(self, anthropic: bool) -> dict[str, str]:
         return self.limits.headers(anthropic) if self.limits is not None else {}
 
-    def _check_window(self, model: str, prompt_tokens: int, max_output: int, anthropic: bool) -> None:
-        error = window_error(model, prompt_tokens, max_output, anthropic, (self.windows or {}).get(model))
+    def _check_window(self, model: str, prompt_tokens: int, max_output: int, wire: str) -> None:
+        """`max_output` is what the request reserves: 0 when it sets no limit (the prompt alone must fit)."""
+        windows = self.windows or {}
+        error = window_error(model, prompt_tokens, max_output, wire, windows.get(model, windows.get("*")))
         if error is not None:
             raise error
 
-    def _answer(self, route: str, payload: dict, reply: dict) -> tuple[int, dict[str, str], bytes]:
-        """The reply as JSON, or as Server-Sent Events when the request asked to stream."""
+    def _answer(self, route: str, seen: Exchange, reply: dict) -> tuple[int, dict[str, str], bytes]:
+        """The reply as JSON, or as the wire's stream when the request asked for one."""
         headers = {"content-type": JSON, LATENCY_SOURCE_HEADER: "modelled"}
-        if not payload.get("stream"):
+        if not seen.stream:
             return 200, headers, json.dumps(reply).encode()
+        kind = "text/event-stream"
         if route == "openai":
-            stream = openai_stream(reply, bool((payload.get("stream_options") or {}).get("include_usage")))
+            stream = openai_stream(reply, bool((seen.payload.get("stream_options") or {}).get("include_usage")))
         elif route == "anthropic":
             stream = anthropic_stream(reply)
+        elif route == "responses":
+            stream = responses_stream(reply)
+        elif route == "gemini":
+            kind, stream = gemini.gemini_stream(reply, "alt=sse" in seen.path.partition("?")[2])
         else:
             raise EmulatorError(400, "invalid_request_error", f"stream=true is not emulated on {route} requests")
-        return 200, {**headers, "content-type": "text/event-stream"}, stream
+        return 200, {**headers, "content-type": kind}, stream
 
     def _next_fault(self) -> Fault | None:
         with self._lock:
@@ -118,18 +137,18 @@ class Emulator:
             self._counter += 1
             return self._counter
 
-    def _openai(self, payload: dict, serial: int, fault: str | None) -> dict:
+    def _openai(self, payload: dict, serial: int, fault: str | None, seen: Exchange) -> dict:
         model = require(payload, "model", str)
         require(payload, "messages", list, nonempty=True)
-        limit = payload.get("max_completion_tokens") or payload.get("max_tokens") or 4096
-        request = request_from_openai(payload, int(limit))
+        asked = payload.get("max_completion_tokens") or payload.get("max_tokens")
+        request = request_from_openai(payload, int(asked or 4096))
         prompt_tokens = openai_prompt_tokens(payload)
-        self._check_window(model, len(prompt_tokens), int(limit), anthropic=False)
+        self._check_window(model, len(prompt_tokens), int(asked or 0), "openai")
         cached = self.openai_cache.lookup_and_store(model, prompt_tokens)
-        text, finish = self._reply(request, fault == "truncate")
-        return openai_completion(serial, int(self.clock()), model, text, finish, len(prompt_tokens), cached)
+        reply = self._reply(request, seen, fault == "truncate")
+        return openai_completion(serial, int(self.clock()), model, reply, len(prompt_tokens), cached)
 
-    def _anthropic(self, payload: dict, serial: int, fault: str | None) -> dict:
+    def _anthropic(self, payload: dict, serial: int, fault: str | None, seen: Exchange) -> dict:
         model = require(payload, "model", str)
         limit = require(payload, "max_tokens", int)
         require(payload, "messages", list, nonempty=True)
@@ -138,30 +157,42 @@ class Emulator:
         readable = compaction.unfold_blocks(payload)
         request = request_from_anthropic(readable, limit)
         blocks = anthropic_blocks(readable)
-        self._check_window(model, sum(b.tokens for b in blocks), limit, anthropic=True)
+        self._check_window(model, sum(b.tokens for b in blocks), limit, "anthropic")
         result = self.anthropic_cache.process(model, blocks)
         if payload.get("compaction") is not None:
             ask = compaction.summary_request(request, payload["compaction"].get("instructions"))
-            text, _ = self._reply(ask, False)
+            text = _limited(self._builtin(ask), ask.max_output_tokens, False).text
             return compaction.compaction_message(serial, model, text, result, fault == "drop_compaction")
-        text, finish = self._reply(request, fault == "truncate")
-        return anthropic_message(serial, model, text, finish, result)
+        reply = self._reply(request, seen, fault == "truncate")
+        return anthropic_message(serial, model, reply, result)
 
-    def _responses(self, payload: dict, serial: int, fault: str | None) -> dict:
+    def _responses(self, payload: dict, serial: int, fault: str | None, seen: Exchange) -> dict:
         model = require(payload, "model", str)
-        request = responses.request_from_responses(payload, int(payload.get("max_output_tokens") or 4096))
-        tokens = responses.prompt_tokens(request)
+        asked = payload.get("max_output_tokens")
+        request = responses.request_from_responses(payload, int(asked or 4096))
+        tokens = content_tokens(request)
+        self._check_window(model, len(tokens), int(asked or 0), "responses")
         cached = self.openai_cache.lookup_and_store(model, tokens)
-        text, finish = self._reply(request, fault == "truncate")
-        return responses.response_body(serial, int(self.clock()), model, text, finish, len(tokens), cached)
+        reply = self._reply(request, seen, fault == "truncate")
+        return responses.response_body(serial, int(self.clock()), model, reply, len(tokens), cached)
 
-    def _compact(self, payload: dict, serial: int, fault: str | None) -> dict:
+    def _gemini(self, payload: dict, serial: int, fault: str | None, seen: Exchange) -> dict:
+        """Gemini generateContent / streamGenerateContent: the model is named in the path."""
+        model = gemini.route(seen.path.split("?", 1)[0].rstrip("/"))[0]
+        request = gemini.request_from_gemini(payload, model)
+        tokens = content_tokens(request)
+        self._check_window(model, len(tokens), request.max_output_tokens, "gemini")
+        reply = self._reply(request, seen, fault == "truncate")
+        return gemini.response_body(serial, model, reply, len(tokens))
+
+    def _compact(self, payload: dict, serial: int, fault: str | None, seen: Exchange) -> dict:
         """POST /responses/compact: the builtin writes the compaction; only its sealed form leaves."""
         model = require(payload, "model", str)
         request = responses.request_from_responses(payload, compaction.DEFAULT_BUDGET)
-        tokens = responses.prompt_tokens(request)
+        tokens = content_tokens(request)
         cached = self.openai_cache.lookup_and_store(model, tokens)
-        text, _ = self._reply(compaction.summary_request(request, None), False)
+        ask = compaction.summary_request(request, None)
+        text = _limited(self._builtin(ask), ask.max_output_tokens, False).text
         items = responses.input_items(payload)
         body = responses.compacted_body(serial, int(self.clock()), items, compaction.seal(text), len(tokens), cached,
                                         _tokens.count(text))
@@ -169,25 +200,48 @@ class Emulator:
             body["output"] = [o for o in body["output"] if o["type"] != "compaction"]
         return body
 
-    def _reply(self, request: ModelRequest, truncate: bool) -> tuple[str, str]:
+    def _reply(self, request: ModelRequest, seen: Exchange, truncate: bool) -> Reply:
+        """The responder's answer (the builtin's when there is none), within the output limit."""
+        reply = self.responder(request, seen) if self.responder is not None else self._builtin(request)
+        return _limited(reply, request.max_output_tokens, truncate)
+
+    def _builtin(self, request: ModelRequest) -> Reply:
         text, finish = respond(request, self.contexts)
-        tokens = _tokens.encode(text)
-        if truncate:  # the truncation fault: stop halfway, as a model that ran out of output budget does
-            return _tokens.decode(tokens[: max(1, len(tokens) // 2)]), "length"
-        if len(tokens) > request.max_output_tokens:
-            return _tokens.decode(tokens[: request.max_output_tokens]), "length"
-        return text, finish
+        return Reply(text, (), finish)
 
 
-def _route(method: str, wire: str) -> str:
+def _limited(reply: Reply, limit: int, truncate: bool) -> Reply:
+    """The truncation fault stops halfway, as a model that ran out of output budget does; a reply over the
+    request's max output is cut there. A cut reply makes none of its calls: it never finished writing them."""
+    tokens = _tokens.encode(reply.text)
+    if truncate:
+        return Reply(_tokens.decode(tokens[: max(1, len(tokens) // 2)]), (), "length")
+    if len(tokens) > limit:
+        return Reply(_tokens.decode(tokens[:limit]), (), "length")
+    return reply
+
+
+def _route(method: str, where: str) -> str:
     """Which handler answers; anything else is a 404 naming the method and path received."""
+    found = "gemini" if gemini.route(where) else None
     for suffix, route in (("/responses/compact", "compact"), ("/responses", "responses"),
                           ("/chat/completions", "openai"), ("/messages", "anthropic")):
-        if wire.endswith(suffix):
-            if method != "POST":
-                raise EmulatorError(405, "invalid_request_error", f"{method} {wire}: this route takes POST")
-            return route
-    raise EmulatorError(404, "not_found_error", f"no route for {method} {wire}")
+        found = found or (route if where.endswith(suffix) else None)
+    if found is None:
+        raise EmulatorError(404, "not_found_error", f"no route for {method} {where}")
+    if method != "POST":
+        raise EmulatorError(405, "invalid_request_error", f"{method} {where}: this route takes POST")
+    return found
+
+
+def _wire_of(where: str, headers: dict[str, str]) -> str:
+    """The wire whose shapes answer (errors included, before any route is known)."""
+    names = {k.lower() for k in headers}
+    if where.endswith("/messages") or "anthropic-version" in names:
+        return "anthropic"
+    if gemini.route(where) or "x-goog-api-key" in names:
+        return "gemini"
+    return "responses" if where.endswith(("/responses", "/responses/compact")) else "openai"
 
 
 def _model_list(anthropic: bool) -> dict[str, Any]:

@@ -8,8 +8,15 @@ Window errors (400 invalid_request_error), worded as the APIs word them:
   N tokens (P in the messages, C in the completion)" when only the completion budget tips it over);
 - Anthropic: "prompt is too long: N tokens > M maximum"; prompt plus max_tokens over the window: "input length
   and `max_tokens` exceed context limit: P + C > M, decrease input length or `max_tokens` and try again"
-  (the second wording is from memory of the API's replies: unverified).
-The window of a model comes from the price table (pricing.toml); a model with no row is not checked.
+  (that wording as quoted in public bug reports);
+- OpenAI Responses: code `context_length_exceeded`, param `input`, "Your input exceeds the context window of this
+  model. Please adjust your input and try again." (as quoted in public bug reports; the real API may send it
+  as a stream `error` event after the stream opened; the emulator answers 400 before streaming);
+- Gemini: 400 `INVALID_ARGUMENT`, "The input token count (N) exceeds the maximum number of tokens allowed (M)."
+  (input alone: Gemini's output limit is separate).
+The output counted is what the request reserves (none when it sets no limit). The window of a model comes
+from `Emulator.windows` (model -> window, "*" for any model), else the price table (pricing.toml); a model
+with neither is not checked.
 """
 
 from __future__ import annotations
@@ -35,18 +42,27 @@ def model_window(model: str) -> int | None:
         return None
 
 
-def window_error(model: str, prompt_tokens: int, max_output: int, anthropic: bool,
+def window_error(model: str, prompt_tokens: int, max_output: int, wire: str,
                  window: int | None = None) -> EmulatorError | None:
-    """The provider's rejection of a request that does not fit `window` (default: the model's), or None."""
+    """`wire`'s rejection of a request that does not fit `window` (default: the model's), or None."""
     limit = window if window is not None else model_window(model)
-    if limit is None or prompt_tokens + max_output <= limit:
+    if limit is None:
         return None
-    if anthropic:
+    if wire == "gemini":  # the input alone is held to the limit; output has its own
+        return None if prompt_tokens <= limit else EmulatorError(
+            400, "invalid_request_error",
+            f"The input token count ({prompt_tokens}) exceeds the maximum number of tokens allowed ({limit}).")
+    if prompt_tokens + max_output <= limit:
+        return None
+    if wire == "anthropic":
         if prompt_tokens > limit:
             return EmulatorError(400, "invalid_request_error", f"prompt is too long: {prompt_tokens} tokens > {limit} maximum")
         return EmulatorError(400, "invalid_request_error",
                              f"input length and `max_tokens` exceed context limit: {prompt_tokens} + {max_output} > "
                              f"{limit}, decrease input length or `max_tokens` and try again")
+    if wire == "responses":
+        return EmulatorError(400, "invalid_request_error", "Your input exceeds the context window of this model. "
+                             "Please adjust your input and try again.", code="context_length_exceeded", param="input")
     if prompt_tokens > limit:
         message = (f"This model's maximum context length is {limit} tokens. However, your messages resulted in "
                    f"{prompt_tokens} tokens. Please reduce the length of the messages.")

@@ -1,17 +1,19 @@
-"""The OpenAI Responses wire format as the emulator reads and writes it: input items -> provider-neutral
-request (a compaction item is unsealed here, server-side, into the summary text it carries), and the bodies
-of `POST /responses` and `POST /responses/compact`."""
+"""The OpenAI Responses wire as the emulator reads and writes it: input items -> provider-neutral request
+(stateless: the whole history is in `input`; a compaction item is unsealed here, server-side, into the
+summary text it carries), and the bodies of `POST /responses` (a message, then a `function_call` item per
+call) and `POST /responses/compact`. The streamed form is responses_stream.py."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from harness.models import _tokens
 from harness.models.base import ChatMessage, ModelRequest, ToolCallSpec
 from harness.models.emulator.faults import EmulatorError
+from harness.models.emulator.reply import Reply, arguments
 from harness.models.emulator.sealing import unseal
-from harness.models.emulator.wire import text_of
+from harness.models.emulator.wire import json_object, neutral_tools, text_of
+
+IGNORED_ITEMS = ("reasoning",)  # a runtime's own reasoning summaries sent back: not model input here
 
 
 def input_items(payload: dict[str, Any]) -> list[dict[str, Any]]:
@@ -25,13 +27,16 @@ def input_items(payload: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def request_from_responses(payload: dict[str, Any], limit: int) -> ModelRequest:
+    """Messages (roles user/developer/system/assistant; developer and system text joins `instructions` as
+    the system prompt), function calls (consecutive ones are one assistant turn) and their outputs."""
+    system = [payload["instructions"]] if payload.get("instructions") else []
     messages: list[ChatMessage] = []
     for item in input_items(payload):
         kind = item.get("type", "message")
         if kind == "compaction":
             messages.append(ChatMessage("user", unseal(item.get("encrypted_content"))))
         elif kind == "function_call":
-            call = ToolCallSpec(item.get("call_id", ""), item.get("name", ""), _arguments(item.get("arguments")))
+            call = ToolCallSpec(item.get("call_id", ""), item.get("name", ""), json_object(item.get("arguments")))
             if messages and messages[-1].role == "assistant":
                 last = messages.pop()
                 messages.append(ChatMessage("assistant", last.content, (*last.tool_calls, call)))
@@ -39,34 +44,15 @@ def request_from_responses(payload: dict[str, Any], limit: int) -> ModelRequest:
                 messages.append(ChatMessage("assistant", "", (call,)))
         elif kind == "function_call_output":
             messages.append(ChatMessage("tool", text_of(item.get("output")), tool_call_id=item.get("call_id")))
+        elif kind == "message" and item.get("role") in ("developer", "system"):
+            system.append(text_of(item.get("content")))
         elif kind == "message":
             role = item.get("role")
-            messages.append(ChatMessage("assistant" if role == "assistant" else "user", _content(item)))
-        else:
+            messages.append(ChatMessage("assistant" if role == "assistant" else "user", text_of(item.get("content"))))
+        elif kind not in IGNORED_ITEMS:
             raise EmulatorError(400, "invalid_request_error", f"input item type {kind!r} is not supported here")
-    return ModelRequest(payload.get("model", ""), payload.get("instructions") or None, tuple(messages), limit)
-
-
-def _content(item: dict[str, Any]) -> str:
-    content = item.get("content")
-    if isinstance(content, str):
-        return content
-    return "\n".join(p.get("text", "") for p in content or [] if isinstance(p, dict))
-
-
-def _arguments(text: Any) -> dict[str, Any]:
-    try:
-        value = json.loads(text) if isinstance(text, str) else text
-    except json.JSONDecodeError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def prompt_tokens(request: ModelRequest) -> list[int]:
-    """The prompt's tokens in order (instructions, then each item's text), for the cache simulation."""
-    parts = [request.system or ""] + [f"<|{m.role}|>{m.content}" + "".join(c.name for c in m.tool_calls)
-                                       for m in request.messages]
-    return _tokens.encode("\n".join(parts))
+    return ModelRequest(payload.get("model", ""), "\n".join(system) or None, tuple(messages), limit,
+                        tools=neutral_tools(payload.get("tools")))
 
 
 def usage(prompt: int, cached: int, output: int) -> dict[str, Any]:
@@ -75,15 +61,21 @@ def usage(prompt: int, cached: int, output: int) -> dict[str, Any]:
             "output_tokens_details": {"reasoning_tokens": 0}}
 
 
-def response_body(serial: int, created: int, model: str, text: str, finish: str, prompt: int, cached: int) -> dict:
-    incomplete = {"reason": "max_output_tokens"} if finish == "length" else None
+def response_body(serial: int, created: int, model: str, reply: Reply, prompt: int, cached: int) -> dict:
+    """A message item (unless the reply is calls alone), then a function_call item per call; a cut reply
+    is `incomplete` (max_output_tokens)."""
+    incomplete = {"reason": "max_output_tokens"} if reply.stop == "length" else None
+    output: list[dict[str, Any]] = []
+    if reply.text or not reply.tool_calls:
+        output.append({"type": "message", "id": f"msg_emu_{serial}", "role": "assistant", "status": "completed",
+                       "content": [{"type": "output_text", "text": reply.text, "annotations": []}]})
+    output += [{"type": "function_call", "id": f"fc_emu_{serial}_{i}", "call_id": c.id, "name": c.name,
+                "arguments": arguments(c), "status": "completed"} for i, c in enumerate(reply.tool_calls)]
     return {
         "id": f"resp_emu_{serial}", "object": "response", "created_at": created, "model": model,
         "status": "incomplete" if incomplete else "completed", "incomplete_details": incomplete,
-        "output": [{"type": "message", "id": f"msg_emu_{serial}", "role": "assistant", "status": "completed",
-                    "content": [{"type": "output_text", "text": text, "annotations": []}]}],
-        "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], "error": None,
-        "usage": usage(prompt, cached, _tokens.count(text)),
+        "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], "error": None,
+        "usage": usage(prompt, cached, reply.output_tokens),
     }
 
 
@@ -91,7 +83,7 @@ def compacted_body(serial: int, created: int, items: list[dict[str, Any]], seale
                    output: int) -> dict:
     """All user messages of the input, in order, then one compaction item (`CompactedResponse`)."""
     kept = [{"type": "message", "id": f"msg_emu_{serial}_{i}", "role": "user", "status": "completed",
-             "content": [{"type": "input_text", "text": _content(item)}]}
+             "content": [{"type": "input_text", "text": text_of(item.get("content"))}]}
             for i, item in enumerate(items)
             if item.get("type", "message") == "message" and item.get("role") == "user"]
     compaction = {"type": "compaction", "id": f"cmp_emu_{serial}", "encrypted_content": sealed,

@@ -18,8 +18,8 @@ class EmulatorTransport(httpx2.BaseTransport):
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         try:
-            status, headers, body = self.emulator.handle(request.method, request.url.path, request.read(),
-                                                         dict(request.headers))
+            path = request.url.raw_path.decode("ascii")  # the query too: Gemini streams on `?alt=sse`
+            status, headers, body = self.emulator.handle(request.method, path, request.read(), dict(request.headers))
         except EmulatorTimeout:
             raise httpx2.ReadTimeout("emulator: injected timeout", request=request) from None
         return httpx2.Response(status, headers=headers, content=body, request=request)
@@ -94,10 +94,11 @@ class EmulatorServer:
         self.stop()
 
 
-def serve(port: int, host: str = "127.0.0.1") -> None:
-    """Serve both wire formats on host:port until interrupted (`compaction-harness serve --port N`).
-    OpenAI clients use base_url http://HOST:PORT/v1, Anthropic clients http://HOST:PORT."""
-    server = EmulatorServer(port, host)
+def serve(port: int, host: str = "127.0.0.1", windows: dict[str, int] | None = None) -> None:
+    """Serve every wire on host:port until interrupted (`compaction-harness serve --port N`). OpenAI clients
+    use base_url http://HOST:PORT/v1, Anthropic and Gemini clients http://HOST:PORT. `windows`: model ->
+    window ("*": any model), enforced with each provider's error."""
+    server = EmulatorServer(port, host, Emulator(windows=windows))
     try:
         server.httpd.serve_forever()
     except KeyboardInterrupt:

@@ -1,0 +1,113 @@
+"""One case through one real runtime: the fixtures in a scratch workspace, the scripted model behind the
+emulator on loopback (the summarizer under test answering the runtime's own summarization requests), the
+runtime configured in a scratch home and sent the case's user prompts through its headless continuation.
+What comes out is what the server saw (observe.py) and the runtime's compactions (capture.py)."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.cases.schema import Case
+from harness.models.base import ModelClient
+from harness.models.emulator import Emulator, EmulatorServer
+from harness.runtimes import capture
+from harness.runtimes.adapter import RuntimeAdapter, with_settings
+from harness.runtimes.home import Settings, prepare, values
+from harness.runtimes.observe import Observed, Observer
+from harness.runtimes.process import RuntimeFailed
+from harness.runtimes.session import open_session
+from harness.scripted.fixtures import write_workspace
+from harness.scripted.log import RequestLog
+from harness.scripted.model import Outcome, ScriptedModel
+from harness.scripted.signatures import signatures_from
+from harness.scripted.steps import Script, script_from_session
+
+MODEL_NAME = "harness-model"  # the model name the runtime is configured with; the emulator answers any name
+LOG_FILE = "requests.jsonl"
+
+
+@dataclass
+class Drive:
+    """One case driven through one runtime."""
+
+    runtime: str
+    version: str
+    script: Script
+    outcome: Outcome
+    seen: list[Observed]
+    compactions: list[capture.RuntimeCompaction]
+    seconds: float
+    failure: str | None = None  # a drift, a crash or a timeout: the step and the runtime's last stderr lines
+    stderr_tail: tuple[str, ...] = field(default=())
+    errors: tuple[str, ...] = ()  # what the runtime reported going wrong without losing a turn
+    refused: int = 0  # requests the server refused before any model saw them (past the window)
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None and self.outcome.exit_code == 0
+
+
+def base_url(server: EmulatorServer, wire: str) -> str:
+    """OpenAI-style clients want the /v1 prefix; Anthropic and Gemini clients add their own paths."""
+    return f"{server.url}/v1" if wire in ("openai-chat", "responses") else server.url
+
+
+def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summarizer: ModelClient,
+          log_dir: Path, *, compaction: bool = True, window: int | None = None,
+          max_output: int | None = None, settings: tuple[tuple[str, str], ...] = ()) -> Drive:
+    """`window` and `max_output` default to the case's (a run's --window/--set overrides them)."""
+    window = window or case.context_window
+    max_output = max_output or case.max_output_tokens
+    script = script_from_session(case.session)
+    signatures = signatures_from({adapter.name: adapter.signatures}, adapter.source)
+    started = time.perf_counter()
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log = RequestLog(log_dir / LOG_FILE)
+    with tempfile.TemporaryDirectory(prefix=f"ch-{adapter.name}-") as scratch:
+        workspace = write_workspace(script, Path(scratch) / "workspace", case.directory).resolve()
+        model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log)
+        observer = Observer(model)
+        emulator = Emulator(responder=observer, windows={MODEL_NAME: window})
+        failure, tail, errors = None, (), ()
+        try:
+            with EmulatorServer(0, emulator=emulator) as server:
+                chosen = Settings(base_url(server, adapter.wire), MODEL_NAME, window, max_output, compaction,
+                                  tuple(with_settings(adapter, settings).items()))
+                filled = values(adapter, binary, Path(scratch) / "home", workspace, chosen)
+                failure, tail, errors = _send_all(adapter, filled, workspace, script, model, log_dir)
+        finally:
+            log.close()
+    outcome = model.outcome()
+    if failure is None and outcome.stopped:
+        failure = outcome.stopped
+    found = capture.compactions(observer.seen, script, case.session)
+    return Drive(adapter.name, version, script, outcome, observer.seen, found, time.perf_counter() - started,
+                 failure, tail, errors, len(emulator.requests) - len(observer.seen))
+
+
+def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Script,
+              model: ScriptedModel, log_dir: Path) -> tuple[str | None, tuple[str, ...], tuple[str, ...]]:
+    """Send every prompt; stop at the first drift or runtime failure. (failure, stderr tail, errors reported)."""
+    env = prepare(adapter, filled, workspace)
+    session = open_session(adapter, filled, workspace, env, log_dir)
+    try:
+        for number, prompt in enumerate(script.prompts, start=1):
+            session.send(prompt)
+            if model.stopped:
+                return model.stopped, session.stderr_tail(), tuple(session.errors)
+            due = sum(1 for step in script.steps if step.turn < number)  # every step of this turn and before
+            if model.used < due:
+                said = session.last_error()
+                return (f"{adapter.name} ended prompt {number} without asking for step {model.used + 1}"
+                        f"{f': {said}' if said else ''}"), session.stderr_tail(), tuple(session.errors)
+        return None, (), tuple(session.errors)
+    except RuntimeFailed as exc:
+        if model.stopped:  # the runtime failed because the server refused a drifted request
+            return model.stopped, exc.stderr_tail, tuple(session.errors)
+        step = model.used + 1
+        return f"{adapter.name} at step {step} (prompt {number}): {exc}", exc.stderr_tail, tuple(session.errors)
+    finally:
+        session.close()

@@ -1,0 +1,80 @@
+"""A driven case as run.json keeps it (`outcome.runtime`): the runtime and its version, how the replay went,
+and per compaction when it fired, what the runtime asked (its prompt and how it serialised the history),
+what it kept and the checks (checks.py). The summary itself is the case's summary record, as for any run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.models.base import ModelRequest
+from harness.runtimes.capture import RuntimeCompaction
+from harness.runtimes.checks import check, request_tokens
+from harness.runtimes.driver import Drive
+from harness.cases.schema import Case
+from harness.session import Session
+
+HEAD = 400  # characters of a prompt kept in run.json (the request log has it whole)
+
+
+def _head(text: str | None) -> str | None:
+    if not text:
+        return None
+    return text if len(text) <= HEAD else text[:HEAD] + " ..."
+
+
+def _prompt(request: ModelRequest) -> dict[str, Any]:
+    users = [m for m in request.messages if m.role == "user"]
+    return {"system": _head(request.system), "last_user": _head(users[-1].content if users else None),
+            "messages": len(request.messages), "tokens": request_tokens(request),
+            # one user message holding the whole history (pi, opencode) or the history as items (codex)
+            "history": "serialised" if len(request.messages) <= 2 else "items"}
+
+
+def compaction_json(found: RuntimeCompaction, session: Session, window: int) -> dict[str, Any]:
+    first = found.requests[0]
+    return {"number": found.number, "position": found.position, "mid_turn": found.mid_turn,
+            "steps_before": first.used_before, "calls": len(found.requests), "covers": found.covers,
+            "kept_ahead": len(found.kept), "request": _prompt(first.request),
+            "summary_chars": len(found.summary), **check(found, session, window)}
+
+
+def sent_outputs(drive: Drive) -> dict[str, str]:
+    """Each tool output as the runtime first sent it back (its own cuts and wrappers included), by call id."""
+    sent: dict[str, str] = {}
+    for seen in drive.seen:
+        for message in seen.request.messages:
+            if message.role == "tool" and message.tool_call_id:
+                sent.setdefault(message.tool_call_id, message.content)
+    return sent
+
+
+def cuts(drive: Drive, case: Case) -> dict[str, Any]:
+    """What the runtime's own tool-output cuts lose before any compaction: outputs it did not pass on whole, and
+    the probes whose fact sits in such an output and in none of what it passed on (a substring check, no model)."""
+    sent = sent_outputs(drive)
+    messages = case.session.messages
+    cut = {i for i, m in enumerate(messages) if m.role == "tool" and m.tool_call_id in sent
+           and m.content.strip() not in sent[m.tool_call_id]}
+    lost = []
+    for probe in case.probes:
+        index = probe.planted_at
+        if index not in cut:
+            continue
+        recorded, passed = messages[index].content.lower(), sent[messages[index].tool_call_id].lower()
+        if any(any(a.lower() in recorded for a in item) and not any(a.lower() in passed for a in item)
+               for item in probe.all):
+            lost.append(probe.id)
+    return {"outputs_cut": len(cut), "probes_lost_to_cuts": lost}
+
+
+def drive_json(drive: Drive, case: Case, window: int) -> dict[str, Any]:
+    session = case.session
+    kinds = {k: sum(1 for s in drive.seen if s.kind == k) for k in ("turn", "compaction", "side")}
+    turns = max(1, len(drive.script.prompts))
+    return {"runtime": drive.runtime, "version": drive.version, "seconds": round(drive.seconds, 2),
+            "steps": drive.outcome.steps, "steps_used": drive.outcome.used, "requests": kinds,
+            "compactions_per_turn": round(len(drive.compactions) / turns, 3),
+            "failure": drive.failure, "stderr_tail": list(drive.stderr_tail), "errors": list(drive.errors),
+            "refused_past_window": drive.refused,
+            **cuts(drive, case),
+            "compactions": [compaction_json(c, session, window) for c in drive.compactions]}

@@ -1,0 +1,77 @@
+"""Is a turn request the one the script expects? Its newest message must be the user prompt of the next step,
+or the outputs of the previous step's calls (a runtime may wrap an output, as Codex's "Chunk ID: ...\\nOutput:\\n"
+header does, and cut a long one: the output's head must be in what came back). Otherwise the replay has drifted
+and the case stops: `drift at step K: expected ..., got ...`."""
+
+from __future__ import annotations
+
+from harness.models.base import ChatMessage, ModelRequest
+from harness.scripted.steps import Expected, ScriptStep
+
+HEAD_CHARS = 200  # how much of an output must arrive intact: runtimes cut long outputs after their head
+
+
+def drift(step: ScriptStep | None, total: int, request: ModelRequest) -> str | None:
+    """None when `request` fits `step`; else the one-line drift message."""
+    newest = request.messages[-1] if request.messages else None
+    if step is None:
+        return f"drift at step {total + 1}: expected no more turn requests (all {total} steps used), " \
+               f"got {describe(newest)}"
+    problem = _mismatch(step.before, request.messages)
+    if problem is None:
+        return None
+    expected, got = problem
+    return f"drift at step {step.number}: expected {expected.describe()}, got {got}"
+
+
+def _mismatch(before: tuple[Expected, ...], messages: tuple[ChatMessage, ...]) -> tuple[Expected, str] | None:
+    newest = messages[-1] if messages else None
+    if before[0].kind == "user":
+        expected = before[0]
+        if newest is None or newest.role != "user" or not _carries(newest.content, expected.text):
+            return expected, describe(newest)
+        return None
+    results = _trailing_results(messages)
+    if not results:
+        return before[-1], describe(newest)
+    ids = {expected.call_id for expected in before}
+    by_id = {r.tool_call_id: r for r in results}
+    for position, expected in enumerate(before):
+        result = by_id.get(expected.call_id)
+        if result is None and position < len(results) and results[position].tool_call_id not in ids:
+            result = results[position]  # a wire that drops call ids (Gemini's may): the result in call order
+        if result is None:
+            found = ", ".join(str(r.tool_call_id) for r in results)
+            return expected, f"no result for that call (results for {found})"
+        if not _carries(result.content, expected.text):
+            return expected, describe(result)
+    return None
+
+
+def _trailing_results(messages: tuple[ChatMessage, ...]) -> list[ChatMessage]:
+    """The tool results after the newest assistant message, in order."""
+    found: list[ChatMessage] = []
+    for message in reversed(messages):
+        if message.role == "assistant":
+            break
+        if message.role == "tool":
+            found.insert(0, message)
+    return found
+
+
+def _carries(received: str, recorded: str) -> bool:
+    """The recorded text's head arrived (an empty recorded output matches whatever the runtime says for it)."""
+    head = recorded.strip()[:HEAD_CHARS]
+    return not head or head in received
+
+
+def describe(message: ChatMessage | None) -> str:
+    if message is None:
+        return "a request with no messages"
+    flat = " ".join(message.content.split())
+    shown = repr(flat if len(flat) <= 80 else flat[:80] + "...")
+    if message.role == "tool":
+        return f"a tool result for call {message.tool_call_id} {shown}"
+    if message.role == "assistant":
+        return f"an assistant message {shown}" + (" with calls" if message.tool_calls else "")
+    return f"a user message {shown}"

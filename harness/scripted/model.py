@@ -1,0 +1,138 @@
+"""The scripted model: a responder for the emulator that replays a case's steps to a real agent runtime.
+
+Each request is classified by the runtime's signatures. A turn request is checked against the next step
+(alignment.py) and answered with it, its calls mapped onto the tools the request offers (mapping.py); a
+compaction request goes to the summarizer under test (any ModelClient) and its answer comes back in the
+request's own wire; a side request (a session title, a memory extraction) gets a short fixed reply. Once a
+case drifts it stays stopped: every later turn request gets the same drift error, so nothing is answered
+wrongly. Every request is logged when a RequestLog is given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.errors import HarnessError
+from harness.models.base import ModelClient, ModelRequest
+from harness.models.emulator.faults import EmulatorError
+from harness.models.emulator.reply import Exchange, Reply
+from harness.scripted.alignment import drift
+from harness.scripted.log import RequestLog
+from harness.scripted.mapping import NoToolForCall, mapped_call
+from harness.scripted.signatures import Signatures
+from harness.scripted.steps import Script, ScriptStep
+
+SIDE_REPLY = "Replayed session"
+SUMMARY_LABEL = "summary:runtime-compaction"  # the builtin answers a request with this label in summary mode
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a replay went: every step used once and no drift is exit code 0, anything else 1."""
+
+    steps: int
+    used: int
+    compactions: int
+    side_requests: int
+    stopped: str | None  # the drift (or the error) that stopped the case
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.stopped is None and self.used == self.steps else 1
+
+    def describe(self) -> str:
+        head = f"{self.used} of {self.steps} steps used, {self.compactions} compaction request(s), " \
+               f"{self.side_requests} side request(s)"
+        return f"{head}; stopped: {self.stopped}" if self.stopped else head
+
+
+class ScriptedModel:
+    """Call it as the emulator's responder: `Emulator(responder=ScriptedModel(...))`."""
+
+    def __init__(self, script: Script, *, signatures: Signatures, summarizer: ModelClient,
+                 workspace: str | Path | None = None, log: RequestLog | None = None, side_reply: str = SIDE_REPLY):
+        self.script, self.signatures, self.summarizer = script, signatures, summarizer
+        self.workspace = Path(workspace).resolve() if workspace is not None else None
+        self.log, self.side_reply = log, side_reply
+        self.used = 0
+        self.compactions = 0
+        self.side_requests = 0
+        self.stopped: str | None = None
+        self._last: tuple[str, Reply] | None = None  # (fingerprint of the last turn request, its reply)
+        self._lock = threading.Lock()
+
+    def __call__(self, request: ModelRequest, exchange: Exchange) -> Reply:
+        kind = self.signatures.classify(request, exchange.headers)
+        if kind == "compaction":
+            self._record(exchange, kind)
+            return self._summarize(request)
+        if kind == "side":
+            self._record(exchange, kind)
+            with self._lock:
+                self.side_requests += 1
+            return Reply(self.side_reply)
+        with self._lock:
+            return self._turn(request, exchange)
+
+    def outcome(self) -> Outcome:
+        with self._lock:
+            return Outcome(len(self.script.steps), self.used, self.compactions, self.side_requests, self.stopped)
+
+    # -- turns
+
+    def _turn(self, request: ModelRequest, exchange: Exchange) -> Reply:
+        fingerprint = _fingerprint(request)
+        if self.stopped is None and self._last is not None and self._last[0] == fingerprint:
+            self._record(exchange, "turn", self.used, "repeated request: the same step again")
+            return self._last[1]  # a retry of the request just answered (a timeout, a client retry)
+        reply: Reply | None = None
+        resumed = False
+        if self.stopped is None:
+            step = self.script.steps[self.used] if self.used < len(self.script.steps) else None
+            resumed = step is not None and self.signatures.resumes(request, exchange.headers)
+            self.stopped = None if resumed else drift(step, len(self.script.steps), request)
+            if self.stopped is None and step is not None:
+                try:
+                    reply = _reply_for(step, request, self.workspace)
+                except NoToolForCall as exc:
+                    self.stopped = f"step {step.number}: {exc}"
+        if reply is None:
+            self._record(exchange, "turn", None, f"refused: {self.stopped}")
+            raise EmulatorError(400, "invalid_request_error", str(self.stopped))
+        self.used += 1
+        self._last = (fingerprint, reply)
+        self._record(exchange, "turn", self.used, "after the runtime's compaction" if resumed else None)
+        return reply
+
+    # -- compactions
+
+    def _summarize(self, request: ModelRequest) -> Reply:
+        ask = dataclasses.replace(request, tools=(), label=SUMMARY_LABEL)
+        try:
+            response = self.summarizer.complete(ask)
+        except HarnessError as exc:  # a cassette miss, a missing key: the summarizer cannot answer
+            raise EmulatorError(400, "invalid_request_error", f"summarizer {self.summarizer.spec}: {exc}") from None
+        with self._lock:
+            self.compactions += 1
+        return Reply(response.text, (), "length" if response.truncated else "stop")
+
+    def _record(self, exchange: Exchange, kind: str, step: int | None = None, note: str | None = None) -> None:
+        if self.log is not None:
+            self.log.write(path=exchange.path, headers=exchange.headers, body=exchange.payload, wire=exchange.wire,
+                           stream=exchange.stream, kind=kind, step=step, note=note)
+
+
+def _reply_for(step: ScriptStep, request: ModelRequest, workspace: Path | None) -> Reply:
+    calls = tuple(mapped_call(call, request.tools, workspace) for call in step.calls)
+    return Reply(step.text, calls, "tool_calls" if calls else "stop")
+
+
+def _fingerprint(request: ModelRequest) -> str:
+    """Identifies a request by its length and newest message: a runtime's retry repeats both."""
+    newest = request.messages[-1] if request.messages else None
+    text = f"{len(request.messages)}|{newest}" if newest is not None else "0"
+    return hashlib.sha256(text.encode()).hexdigest()
