@@ -12,12 +12,19 @@
   `claude-code`, meta: trigger, preTokens, the boundary's line); the history before it stays in the session.
 - Every message carries `meta.source_line` (the 1-based line of its entry; the first line of a merged message) and
   `ts`. The report counts every line of the file by fate.
-- User entries that are noise (isMeta, slash commands, interrupt markers, task notifications) are kept and
-  tagged in `meta.tag`; other system entries, attachments and bookkeeping types are skipped as noise.
+- User entries that are noise (isMeta, slash commands, interrupt markers, task notifications, `!` shell escapes)
+  are kept and tagged in `meta.tag`; other system entries, attachments and bookkeeping types are skipped as
+  noise. `/exit` and its output are skipped wherever they are: the session ended there, and a resumed session
+  does not always send them again (issue 31).
+- A prompt the user typed while the agent was busy is a `queue-operation` entry (enqueue, with the text). When
+  Claude Code hands it to the model with a tool result (`remove`), it becomes a user message after that result
+  (or before the next entry, if no result follows), `meta.queued`; a `dequeue`d prompt is sent later as an entry
+  of its own, and `popAll` puts the queue back in the input box, so neither adds a message.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from harness.errors import InputError
@@ -43,7 +50,13 @@ def noise_tag(text: str, is_meta: bool = False) -> str | None:
         return "interrupt"
     if "<task-notification>" in text:
         return "task-notification"
+    if text.startswith(("<bash-input>", "<bash-stdout>", "<bash-stderr>")):
+        return "shell"
     return None
+
+
+_EXIT = "<command-name>/exit</command-name>"
+_SLASH_COMMAND = re.compile(r"\s*/[\w:-]+\s*$")  # a queued "/skills" runs as a command, not a prompt
 
 
 def _check(entries: list[Entry], path: str) -> None:
@@ -70,10 +83,15 @@ class _Mapper:
                 self.groups.setdefault(message_id(entry), []).append((number, entry))
         self.emitted: set[str] = set()
         self.boundary: dict[str, Any] | None = None
+        self.queued: list[Entry] = []  # prompts typed while the agent was busy, not yet taken
+        self.delivered: list[Entry] = []  # taken with a tool result: placed after it
+        self.exited = False  # the last user entry was /exit: its output follows
 
     def add(self, number: int, entry: dict[str, Any]) -> None:
         kind = entry["type"]
-        if kind not in MESSAGE_TYPES:
+        if kind == "queue-operation":
+            self.report.fate(self._queue(number, entry))
+        elif kind not in MESSAGE_TYPES:
             self.report.skip(f"bookkeeping: {kind}")
             self.report.fate(NOISE)
         elif number in self.live.abandoned:
@@ -87,7 +105,31 @@ class _Mapper:
             fate = self._kept(number, entry)
             self.report.fate(REDACTED if fate == KEPT and self.report.redacted > before else fate)
 
+    def _queue(self, number: int, entry: dict[str, Any]) -> str:
+        operation = entry.get("operation")
+        if operation == "enqueue" and isinstance(entry.get("content"), str):
+            self.queued.append((number, entry))
+        elif operation == "remove" and self.queued:
+            self.delivered.append(self.queued.pop(0))
+            return KEPT
+        elif operation == "dequeue" and self.queued:
+            self.queued.pop(0)
+        elif operation == "popAll":
+            self.queued.clear()
+        self.report.skip("bookkeeping: queue-operation")
+        return NOISE
+
+    def _place_queued(self) -> None:
+        for number, entry in self.delivered:
+            text = entry["content"]
+            tag = noise_tag(text.lstrip()) or ("command" if _SLASH_COMMAND.match(text) else None)
+            self.report.tag("queued prompt placed where the model took it")
+            self.builder.user(text, meta={"queued": True, **({"tag": tag} if tag else {})},
+                              ts=entry.get("timestamp"), line=number)
+        self.delivered.clear()
+
     def finish(self) -> Session:
+        self._place_queued()
         if self.boundary is not None:
             self.report.skip("compact boundary without summary")
         return self.builder.build()
@@ -107,8 +149,14 @@ class _Mapper:
             self.report.skip("compact boundary without summary")
             self.boundary = None
         if kind == "assistant":
+            self._place_queued()
             return self._assistant(number, entry)
-        return self._user(number, entry)
+        results = any(block.get("type") == "tool_result" for block in blocks_of(entry))
+        if not results:
+            self._place_queued()
+        fate = self._user(number, entry)
+        self._place_queued()  # after the tool result the model read the prompt with
+        return fate
 
     def _open_boundary(self, number: int, entry: dict[str, Any]) -> None:
         if self.boundary is not None:
@@ -182,6 +230,10 @@ class _Mapper:
         plain = content if isinstance(content, str) else "\n".join(
             b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
         tag = noise_tag(plain.lstrip(), bool(entry.get("isMeta"))) if plain.strip() else None
+        exited, self.exited = self.exited, _EXIT in plain
+        if self.exited or (exited and plain.lstrip().startswith("<local-command-stdout>")):
+            self.report.skip("session exit: /exit and its output")
+            return NOISE
         if tag:
             self.report.tag(f"user noise: {tag}")
         add_anthropic_content(self.builder, "user", content, "message", self.path, self.report,

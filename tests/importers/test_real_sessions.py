@@ -71,6 +71,9 @@ def test_every_message_names_a_raw_line_of_its_kind_and_every_line_has_a_fate(na
             assert entry["type"] == "assistant"  # the marker names the line of its call
         elif message.role == "tool":
             assert any(b.get("tool_use_id") == message.tool_call_id for b in entry["message"]["content"])
+        elif (message.meta or {}).get("queued"):  # a prompt typed while the agent was busy: its enqueue line
+            assert entry["type"] == "queue-operation" and entry["content"] == message.content
+            assert message.ts == entry["timestamp"]
         else:
             assert entry["type"] == message.role
             assert message.ts == entry["timestamp"]

@@ -5,6 +5,12 @@ A retrieval answerer: the context is cut into units (context.py), each unit is s
 question asks for a number). A few close runners-up may join it (the second fact of a two-part answer), at most
 MAX_EXTRA_UNITS, none restating another, within MAX_ANSWER_CHARS: a short answer, never a list of every
 candidate, which would pass a grader by hedging (a value question gets no runners-up at all).
+
+What it cannot read, so no target for it assumes a reading model (issue 31 withdrew the 90% full-history target
+on the real pool): a fact said in other words than the question's (paraphrase, a pronoun, "that fix"); a state
+that only follows from several messages together (which value is current after three edits, whether a plan was
+carried out); a fact stated by what a later step did rather than by a sentence; and which of two similar lines
+is the one asked about when both score alike. tools/answer_recall.py measures how far its ranking bounds it.
 """
 
 from __future__ import annotations

@@ -21,10 +21,12 @@ class Item:
     protected: bool = False
     rank: int = 1  # for facts: who stated it (user 2, agent 1, tool 0); the lower goes first when trimming
     fix: str = ""  # for errors: what the agent said of it next; dropped before the error itself
+    history: str = ""  # stated as history ("Superseded later: "): a later sentence refuted it (later.py)
 
     @property
     def line(self) -> str:
-        return clip(f"{self.text} → {self.fix}", MAX_ERROR_WITH_FIX) if self.fix else self.text
+        text = self.history + self.text
+        return clip(f"{text} → {self.fix}", MAX_ERROR_WITH_FIX) if self.fix else text
 
 
 class Items:
@@ -68,7 +70,7 @@ class Items:
             del self._indexes[index][item.order]
 
     def replace(self, item: Item) -> None:
-        """The item of the same order, changed in what the indexes do not hold (its fix)."""
+        """The item of the same order, changed in what the indexes do not hold (its fix, its history)."""
         self._by_order[item.order] = item
 
     @staticmethod

@@ -22,6 +22,7 @@ from harness.models.builtin.files import (FileEntry, common_root, paths_in_text,
                                           read_root_line, root_line, same_file)
 from harness.models.builtin.items import Item, Items
 from harness.models.builtin.keys import fact_key, value_key
+from harness.models.builtin.later import LaterFacts
 from harness.models.builtin.outputs import untagged
 from harness.models.builtin.noise import strip_noise, user_words
 from harness.models.builtin.reports import is_protocol_error, is_rejection, is_subagent, report_text
@@ -46,7 +47,7 @@ MAX_LAST_WORDS = 400
 _RANKS = {"user": 2, "assistant": 1, "tool": 0}
 
 
-class _SummaryBuilder:
+class _SummaryBuilder(LaterFacts):
     def __init__(self, sections: list[tuple[str, str]]):
         self.sections = sections
         if not any(category_of(title) == "facts" for _, title in sections):
@@ -157,6 +158,7 @@ class _SummaryBuilder:
         for sentence in parts:
             if is_rule(sentence):
                 self.add("constraints", sentence)
+        self._give_reason(words)
         for path in paths_in_text(words):
             self.touch_file(path, "mentioned by user")
         self.add_facts("\n".join(parts), "user", listing_ok=True)
@@ -168,7 +170,7 @@ class _SummaryBuilder:
         self.add_facts(words, "tool")
 
     def _read_assistant(self, message: ChatMessage, pending: dict[str, tuple[str, dict]]) -> None:
-        prose = [s for s in sentences(message.content) if len(s.split()) >= 4 and not NOT_PROSE.search(s)]
+        prose = self._refute([s for s in sentences(message.content) if len(s.split()) >= 4 and not NOT_PROSE.search(s)])
         if prose and self.open_error is not None:
             self._attach_fix(prose[0])
         if message.content.strip():
@@ -215,8 +217,7 @@ class _SummaryBuilder:
             return
         command = command_of(arguments)
         if is_rejection(message.content):
-            self.add("progress", f"The user declined: {step_of(name, arguments)}", keyed=False)
-            return
+            return self._read_declined(step_of(name, arguments), message.content)
         if is_protocol_error(message.content):
             return
         if is_subagent(name, arguments) and not message.is_error:
@@ -390,6 +391,7 @@ def summarize(request: ModelRequest) -> tuple[str, str]:
     previous = previous_summary(history, sections)
     if previous is not None:
         builder.read_previous(history[previous].content)
+        builder.previous_next_as_history(followed=previous + 1 < len(history))
         history = history[:previous] + history[previous + 1:]
     builder.read_messages(history)
     builder.finish()
