@@ -20,6 +20,10 @@ class CodexPolicy(Policy):
     shown the kept user messages and the previous summary.
     Leaves out: truncating the one user message that would cross 20000 tokens (whole messages only here),
     and codex's own token accounting.
+    Against codex 0.171.0 (docs/runtimes.md, peer fidelity): the real codex compacts earlier (edge-32k-window:
+    before messages 58 and 112, this peer once before 98) because its ~17.5K-character instructions, tool list
+    and environment context count toward its 90%, and a case's session carries none of them; rule and kept
+    context (user messages, then the summary, no assistant or tool items) match.
     """
 
     config: PolicyConfig

@@ -22,6 +22,11 @@ class OpencodePolicy(Policy):
     2 turns and the newest 40000 tokens of output are cleared, only when over 20000 tokens would be freed,
     stopping at outputs cleared before. The previous summary is fed back on the next compaction.
     Leaves out: opencode's own token accounting (the provider's reported usage) and its summary prompt.
+    Against opencode 1.18.33 (docs/runtimes.md, peer fidelity): pruning is on here as in the source this peer
+    was written from, while 1.18.33's config schema says `compaction.prune` is off by default (set
+    prune_outputs=false to match it; kept on so the shipped goldens stay comparable); the real opencode
+    compacts more often (edge-32k-window: 8 times mid-turn, this peer 3) since its system prompt and tools count
+    toward its usable window, and once overflowed the window before compacting.
     """
 
     config: PolicyConfig

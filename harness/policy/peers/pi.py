@@ -31,6 +31,10 @@ class PiPolicy(Policy):
     Leaves out: pi's exact update instruction (the summarizer's prompt is the harness's), tools it would
     recognise by other names than READ_TOOLS/WRITE_TOOLS, and its own token accounting (the harness's
     estimate is used).
+    Against pi 0.73.1 (docs/runtimes.md, peer fidelity): same rule and check points (between turns only), but
+    the real pi compacts more often (edge-32k-window at 48K: 6 times, this peer twice) since its system prompt
+    and tools count toward its trigger, and keeps a longer tail by its own estimate; at the case's 32K window
+    its mid-turn overflow recovery fails, which this peer, checking between turns only, never reaches.
     """
 
     config: PolicyConfig
