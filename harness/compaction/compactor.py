@@ -142,7 +142,9 @@ class Compactor:
             if fold.ask.reject_if_larger and context.totals_after(block, tail.start, kept, kept_text).est > before.est:
                 self._reject(fold, result, text)
                 return
-            if not provider:  # kept: graded and carried on as the budget allows (the policy judged what was written)
+            # kept: graded and carried on as the budget allows (the policy judged what was written); a placeholder
+            # holds no facts and stands for a summary of its size under the runtime's estimate: left whole
+            if not provider and not getattr(self.summarizer, "sized_by_estimate", False):
                 result = within_budget(result, fold.ask.request.budget_tokens, self.true.tokens)
                 text = with_appendix(result.text, fold.ask.appendix)
                 block = summary_block(text, number)

@@ -71,6 +71,7 @@ class PlaceholderSummarizer:
     """A deterministic stand-in: a labelled summary of `budget_tokens` under chars/4, holding no facts."""
 
     name: str = "placeholder"
+    sized_by_estimate: bool = True  # its size is the budget under chars/4 by design: never cut to true tokens
 
     def summarize(self, request: SummaryInput) -> SummaryResult:
         label = (f"[placeholder summary {request.number}: messages {request.head_start}"
