@@ -164,7 +164,8 @@ def show_baseline(baseline: dict[str, Any], path: str, as_json: bool = False) ->
                           "unreached": unreached, "grade": grade, "cases": baseline["cases"]}, indent=2))
         return
     never = f", {unreached} at points this policy never reaches (not gated)" if unreached else ""
-    stdout().print(f"baseline written: {path} ({len(baseline['probes'])} probes{never}, grade {grade})")
+    stdout().print(f"baseline written: {path} ({len(baseline['probes'])} probes{never}, grade {grade})",
+                   soft_wrap=True)  # one line, whatever the terminal's width
 
 
 def config_change_lines(verdict: Verdict) -> list[str]:

@@ -10,7 +10,8 @@ as damaged: that word is for a file whose shape is broken (results.shape).
         other than the shipped one); absent, the shipped instruction, as every version 1 run used. It may
         also carry `runtime`, `runtime_compaction` and `runtime_settings` (a real runtime drove the cases), a
         case's outcome its `runtime` drive, and the headline an `unreached` group (all added in the same
-        release); absent, no runtime and no unreached points counted apart.
+        release); absent, no runtime and no unreached points counted apart; and the summaries over their budget
+        (`aggregates.summary.over_budget`), 0 for a version 1 run.
 """
 
 from __future__ import annotations
@@ -23,11 +24,16 @@ from harness.results.schema import SCHEMA_VERSION
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
 
 
-def _additive(document: dict[str, Any]) -> dict[str, Any]:
+def _to_2(document: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 also counts summaries over their budget (aggregates.summary.over_budget); a version 1 run
+    graded none at its budget, so it counts 0. Everything else version 2 added is optional."""
+    summary = (document.get("aggregates") or {}).get("summary")
+    if isinstance(summary, dict) and "over_budget" not in summary:
+        document = {**document, "aggregates": {**document["aggregates"], "summary": {**summary, "over_budget": 0}}}
     return document
 
 
-MIGRATIONS: dict[int, Migration] = {1: _additive}  # version -> the step to version + 1
+MIGRATIONS: dict[int, Migration] = {1: _to_2}  # version -> the step to version + 1
 OLDEST = min(MIGRATIONS)
 
 
