@@ -32,6 +32,7 @@ id = "changelog"
 kind = "continuation"
 question = "What is the agent doing now?"
 all = ["CHANGELOG.md"]
+anchor = ["updat*"]
 planted_at = 10
 """
 

@@ -23,19 +23,21 @@ DATA = Path(__file__).parent / "data" / "recorded"
 SAMPLES = Path("/work/shared/samples")
 
 
-def probe(id: str, kind: str, facts: list[str], planted_at: int, at: str) -> str:
+def probe(id: str, kind: str, facts: list[str], planted_at: int, at: str, anchor: tuple[str, ...] = ()) -> str:
+    """A probe whose question names only its id; `anchor` names its referent as the texts word it (binding)."""
     quoted = ", ".join(f'"{f}"' for f in facts)
+    anchors = f'anchor = [{", ".join(f"{chr(34)}{a}{chr(34)}" for a in anchor)}]\n' if anchor else ""
     return (f'\n[[probe]]\nid = "{id}"\nkind = "{kind}"\nquestion = "What about {id}?"\nall = [{quoted}]\n'
-            f'planted_at = {planted_at}\nat = "{at}"\n')
+            f'{anchors}planted_at = {planted_at}\nat = "{at}"\n')
 
 
 # Codex: messages 0 user (auth/session.py, port 7001), 1-3 read + KeyError token_ttl; compacted (kept: 0);
 # 4 user (stage-db-42), 5-7 patch auth/settings.py token_ttl = 3600; compacted (kept: 0, 4); 8-10 tests.
 CODEX_PROBES = [
     probe("port", "recall", ["7001"], 0, "compaction:1"),
-    probe("error", "error", ["KeyError", "token_ttl"], 2, "compaction:1"),
+    probe("error", "error", ["KeyError", "token_ttl"], 2, "compaction:1", ("missing setting", "comes from")),
     probe("host", "recall", ["stage-db-42"], 4, "compaction:2"),
-    probe("ttl", "artifact", ["auth/settings.py", "3600"], 7, "compaction:2"),
+    probe("ttl", "artifact", ["auth/settings.py", "3600"], 7, "compaction:2", ("added", "token_ttl")),
     probe("error-later", "error", ["KeyError"], 2, "compaction:2"),
 ]
 # retained on (compacted, full, floor): the floor is the system prompt plus the kept user messages.
@@ -49,11 +51,11 @@ CODEX_EXPECTED = {
 # Claude Code: 0 user (api/users.py, page size 50, URL /v1/users), 1-3 read; summary 1; 4 user (after_id),
 # 5-8 edit + pytest tests/test_users.py; summary 2; 9-10 changelog. Nothing is kept beside a summary.
 CLAUDE_PROBES = [
-    probe("page-size", "recall", ["50"], 0, "compaction:1"),
+    probe("page-size", "recall", ["50"], 0, "compaction:1", ("page size",)),
     probe("url", "constraint", ["/v1/users"], 0, "compaction:1"),
     probe("cursor", "constraint", ["after_id"], 4, "compaction:2"),
-    probe("test-file", "artifact", ["tests/test_users.py"], 7, "compaction:2"),
-    probe("page-size-later", "recall", ["50"], 0, "compaction:2"),
+    probe("test-file", "artifact", ["tests/test_users.py"], 7, "compaction:2", ("test",)),
+    probe("page-size-later", "recall", ["50"], 0, "compaction:2", ("page size",)),
 ]
 CLAUDE_EXPECTED = {
     "page-size": (True, True, False),
