@@ -200,6 +200,7 @@ def old_aggregate(records: list[dict]) -> dict[str, Any]:
             "stale_facts": sum(len(s["stale_facts"]) for s in summaries),
             "missing_sections": sum(len(s["sections_missing"]) for s in summaries),
             "truncated": sum(1 for s in summaries if s.get("truncated")),
+            "over_budget": sum(1 for s in summaries if s.get("over_budget_tokens")),
         },
         "usage": _sum_usage(r.get("usage", {}) for r in ok),
         "cost": _cost(ok),
