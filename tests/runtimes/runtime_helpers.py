@@ -18,13 +18,3 @@ def require(name: str) -> Installed:
         return installed(name)
     except HarnessError as exc:
         pytest.skip(str(exc))
-
-
-def sent_outputs(done) -> dict[str, str]:
-    """Each tool output as the runtime first sent it back, by call id."""
-    sent: dict[str, str] = {}
-    for seen in done.seen:
-        for message in seen.request.messages:
-            if message.role == "tool":
-                sent.setdefault(message.tool_call_id, message.content)
-    return sent

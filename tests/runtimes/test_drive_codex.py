@@ -4,7 +4,6 @@ recorded output reaching it (behind its "Output:" header), every step used once,
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -12,7 +11,8 @@ from harness.cases import load_case
 from harness.models.builtin import BuiltinClient
 from harness.runtimes.checks import check
 from harness.runtimes.driver import drive
-from runtime_helpers import CASE, require, sent_outputs
+from harness.runtimes.record import sent_outputs
+from runtime_helpers import CASE, require
 
 
 @pytest.fixture(scope="module")

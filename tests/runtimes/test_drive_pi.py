@@ -4,9 +4,7 @@ overflow recovery fails, and the case fails saying so; an adapter written from d
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from pathlib import Path
 
 import pytest
 
@@ -15,7 +13,8 @@ from harness.cli import main
 from harness.models.builtin import BuiltinClient
 from harness.runtimes.adapter import load
 from harness.runtimes.driver import drive
-from runtime_helpers import CASE, require, sent_outputs
+from harness.runtimes.record import sent_outputs
+from runtime_helpers import CASE, require
 
 WINDOW = 49152  # pi completes this case at 48K; at its own 32K pi's overflow recovery gives up (below)
 
