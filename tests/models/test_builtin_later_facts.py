@@ -155,34 +155,3 @@ def test_injected_text_sets_no_goal_and_no_constraint(injected):
     assert not any(words in said for words in ("conventional commit", "Never push", "left off", "DO NOT respond",
                                                "local commands"))
     assert lines(text, "Goal") == ["Fix the typo in the README's install section."]
-
-
-def named_then_files(*, later_reference: bool) -> tuple[M, ...]:
-    """A decision names a function; twenty files are checked after it, a finding each; the last step refers to
-    the name (or not)."""
-    reads = [m for i in range(20) for m in (
-        M("assistant", f"Checked module {i}: its handler is done and verifies the signature.",
-          call(f"r{i}", "Edit", file_path=f"src/payments/module_{i:02d}/handler.ts")),
-        M("tool", "ok", tool_call_id=f"r{i}"))]
-    last = ("Wiring claimWebhookEvent into the webhook route." if later_reference
-            else "Wiring the claim into the webhook route.")
-    return (M("user", "Make the payment webhook safe against duplicate deliveries."),
-            M("assistant", "I decided to add claimWebhookEvent, an upsert that claims the event before provisioning, "
-                           "because duplicate deliveries provisioned twice."),
-            *reads, M("assistant", last, call("e1", "Edit", file_path="app/api/webhook/route.ts")),
-            M("tool", "ok", tool_call_id="e1"))
-
-
-def test_over_budget_a_decision_naming_what_a_later_step_refers_to_outlasts_newer_files_and_findings():
-    text = summary(*named_then_files(later_reference=True), budget=300)
-    assert any("I decided to add claimWebhookEvent" in d for d in lines(text, "Decisions"))
-    assert "module_00" not in text and "module 12" not in text  # newer, but naming nothing said later
-
-
-@pytest.mark.parametrize("later_reference,off", [(False, ""), (True, "names-over-files")],
-                         ids=["no later reference", "switched off"])
-def test_without_a_later_reference_the_older_decision_goes_first(monkeypatch, later_reference, off):
-    monkeypatch.setenv(OFF_VARIABLE, off)
-    text = summary(*named_then_files(later_reference=later_reference), budget=300)
-    assert "I decided to add claimWebhookEvent" not in text
-    assert "module 12" in section(text, "Progress")

@@ -30,8 +30,6 @@ RULES = {rule.name: rule for rule in (
          "a decision or finding a later sentence calls wrong is stated as superseded, the sentence kept"),
     Rule("declined-with-reason", "entireio/cli", "the rejection texts of the pool's entireio/cli sessions",
          "a declined call keeps the user's words typed with it or in the next turn, as a constraint"),
-    Rule("names-over-files", None, _ISSUE + " (names of mechanisms give way to file lists)",
-         "over budget, file entries are dropped before an item naming what a later message refers to"),
 )}
 
 

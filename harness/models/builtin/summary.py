@@ -23,7 +23,6 @@ from harness.models.builtin.files import (FileEntry, common_root, paths_in_text,
 from harness.models.builtin.items import Item, Items
 from harness.models.builtin.keys import fact_key, value_key
 from harness.models.builtin.later import LaterFacts
-from harness.models.builtin.names import Mentions, drop_order
 from harness.models.builtin.outputs import untagged
 from harness.models.builtin.noise import strip_noise, user_words
 from harness.models.builtin.reports import is_protocol_error, is_rejection, is_subagent, report_text
@@ -35,11 +34,13 @@ from harness.models.builtin.turns import document_title, is_pasted_document, is_
 from harness.models.builtin.text import (DECISION_CUES, HEADING, clip, count_cached, sentences, tool_action)
 from harness.models.builtin.transcript import split_request
 
-FACTS_TITLE, NONE_ITEM = "Exact values", "(none)"
+FACTS_TITLE = "Exact values"
+NONE_ITEM = "(none)"
 MAX_NEXT_STEPS = 5
 MIN_GOAL_WORDS = 4  # "yes", "1+2", "ok do that" answer the agent; they set no goal
 # Shares of the budget for the sections that grow with the session rather than with the task.
 SHARES = {"facts": 0.25, "files": 0.15, "errors": 0.12}
+
 MAX_REPORT_DECISIONS = 3  # a subagent's report is long; its decisions beyond a few are detail
 MAX_GOAL_SENTENCES = 2
 MAX_LAST_WORDS = 400
@@ -58,8 +59,8 @@ class _SummaryBuilder(LaterFacts):
         self.tasks = TaskList()
         self.runs: dict[str, int] = {}  # shell commands by what they are (command_key): how often run
         self.open_error: Item | None = None  # the last error, until the agent says what it makes of it
-        self.in_flight: str | None = None  # the last step the agent started: what was going on at the cut
-        self.last_words, self.mentions = "", Mentions()  # the agent's last prose; where each name was last said
+        self.in_flight: str | None = None
+        self.last_words = ""  # the agent's last prose  # the last step the agent started: what was going on at the cut
         self.order = 0
 
     def next_order(self) -> int:
@@ -129,7 +130,6 @@ class _SummaryBuilder(LaterFacts):
     def read_messages(self, messages: tuple[ChatMessage, ...]) -> None:
         pending_calls: dict[str, tuple[str, dict]] = {}
         for message in messages:
-            self.mentions.read_message(message, self.order)
             if message.role == "user":
                 self._read_user(message.content)
             elif message.role == "assistant":
@@ -289,7 +289,7 @@ class _SummaryBuilder(LaterFacts):
         entries: list[Item | FileEntry] = [i for i in self.items if not i.protected]
         entries += self.files.values()
         protected = [i for i in self.items if i.protected]  # the store keeps them oldest first
-        return iter([*drop_order(sorted(entries, key=lambda entry: entry.order), self.mentions), *protected])
+        return iter([*sorted(entries, key=lambda entry: entry.order), *protected])
 
     def _shrink_by_estimate(self, max_tokens: int, victims: Iterator[Item | FileEntry]) -> None:
         """Cheap first pass: per-line counts (cached) of the rendered summary bring it under budget; the exact
