@@ -1,0 +1,66 @@
+"""The exact-values alternation searched with only the patterns a line can match finds what the whole
+alternation finds, match for match: on lines made to hit each pattern (keywords in odd cases and folds,
+all-letter hashes that take a position from another pattern) and on a sample of every shipped case's lines."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from harness.models.builtin import facts
+from harness.models.builtin.alternation import Alternation, Need
+
+ROOT = Path(__file__).resolve().parents[2]
+WHOLE = re.compile("|".join(f"(?:{p})" for p in facts._PATTERNS), re.I)
+SAMPLE_EVERY = 50  # of the shipped cases' distinct lines, sorted (about 6,000 lines)
+
+LINES = [
+    "", "no values here at all", "listening on localhost:5432 now", "db.internal:8080 is up", "use PORT 9090",
+    "fixed ENT-109 and PRO-89", "see PR #170 and issue #89", "Pull Request 12 merged", "ISSUE 7", "bumped to v2.1.7",
+    "commit 1a2b3c4d5e", "deadbeef@x.com has no digit", "deadbeefcafe alone", "deadbeef-dead-beef-dead-beefdeadbeef",
+    "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "mail ops+bot@example.co.uk", "PASSWORD: hunter2", "api_key=abc",
+    "Username = root", "took 11ms, 3 tests, 2 files", "✓ fetchRange keeps order 11ms", "see /usr/local/bin/node",
+    "git checkout -b feat/colours", "Switched to branch 'alex/ent-221-hooks'", "ſwitch to branch x", "ıssue 5",
+    "İSSUE #5", "\u212aey: 1", "port\u00a080", "١٢٣ms", "#12.foo@bar.com", "port 8080x@host.com", "PR#3 v1.2.3+build.5",
+]
+
+
+def case_lines() -> list[str]:
+    lines: set[str] = set()
+    for session in sorted(ROOT.glob("cases/*/session.jsonl")):
+        for record in session.read_text(encoding="utf-8").splitlines():
+            content = json.loads(record).get("content") if record.strip() else None
+            if isinstance(content, str):
+                lines.update(content.splitlines())
+    return sorted(lines)[::SAMPLE_EVERY]
+
+
+def found(matches) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), m.group(0)) for m in matches]
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_made_lines_match_as_the_whole_alternation(line):
+    assert found(facts._VALUE.finditer(line)) == found(WHOLE.finditer(line))
+
+
+def test_case_lines_match_as_the_whole_alternation():
+    lines = case_lines()
+    assert len(lines) > 1000
+    differ = [line for line in lines if found(facts._VALUE.finditer(line)) != found(WHOLE.finditer(line))]
+    assert differ == []
+
+
+def test_every_value_pattern_but_the_hash_has_a_need():
+    assert [p for p, need in zip(facts._VALUE.patterns, facts._VALUE.needs) if need is None] == [facts._PATTERNS[6]]
+
+
+def test_a_line_without_what_a_pattern_needs_skips_it():
+    alternation = Alternation(("port (\\d+)", "x"), {"port (\\d+)": Need(digit=True, words=("port",))}, re.I)
+    assert alternation._possible("PORT 80") == ("port (\\d+)", "x")
+    assert alternation._possible("harbour 80") == ("x",)
+    assert alternation._possible("PORT eighty") == ("x",)
+    assert alternation._possible("ſport 80") == ("port (\\d+)", "x")  # an odd fold: words not checked
