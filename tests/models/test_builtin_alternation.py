@@ -59,8 +59,10 @@ def test_every_value_pattern_but_the_hash_has_a_need():
 
 
 def test_a_line_without_what_a_pattern_needs_skips_it():
-    alternation = Alternation(("port (\\d+)", "x"), {"port (\\d+)": Need(digit=True, words=("port",))}, re.I)
-    assert alternation._possible("PORT 80") == ("port (\\d+)", "x")
-    assert alternation._possible("harbour 80") == ("x",)
-    assert alternation._possible("PORT eighty") == ("x",)
-    assert alternation._possible("ſport 80") == ("port (\\d+)", "x")  # an odd fold: words not checked
+    alternation = Alternation(("port (\\d+)", "x", "a@b"), {"port (\\d+)": Need(digit=True),
+                                                           "a@b": Need(chars="@", any_chars="ab")}, re.I)
+    assert [p for p in alternation.possible(True, (False, False, False))] == ["port (\\d+)", "x"]
+    assert [p for p in alternation.possible(False, (True, False, False))] == ["x"]
+    assert [p for p in alternation.possible(False, (True, False, True))] == ["x", "a@b"]
+    assert [found(alternation.finditer(line)) for line in ("PORT 80 a@b", "PORT x")] == \
+        [[(0, 7, "PORT 80"), (8, 11, "a@b")], [(5, 6, "x")]]

@@ -1,10 +1,10 @@
 """A regex alternation searched with only the alternatives a line can match.
 
 `re` tries every alternative at every position of a line, and most lines can match only a few of them (no
-digit, no '@', none of the keywords). An alternative that matches nowhere in a line never takes a position
-from another, so leaving it out finds exactly the same matches. A `Need` says what a line must hold for an
-alternative to match anywhere in it (a necessary condition, checked with `in`, far cheaper than the regex);
-an alternative without one is always searched, so an edited pattern that lost its Need stays correct."""
+digit, no '@', no '/'). An alternative that matches nowhere in a line never takes a position from another, so
+leaving it out finds exactly the same matches. A `Need` says what a line must hold for an alternative to match
+anywhere in it (a necessary condition, checked with `in`, far cheaper than the regex); an alternative without
+one is always searched, so a pattern edited without its Need is still searched wherever it can match."""
 
 from __future__ import annotations
 
@@ -13,9 +13,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 _DIGIT = re.compile(r"\d")  # the same digits the patterns' \d matches (any Unicode decimal digit)
-# The only characters an ASCII letter matches under re.IGNORECASE whose str.lower() is not that letter: a line
-# that holds one is not checked for words.
-_ODD_FOLDS = re.compile("[\u0130\u0131\u017f]")
 
 
 @dataclass(frozen=True)
@@ -23,7 +20,6 @@ class Need:
     digit: bool = False  # a digit somewhere
     chars: str = ""  # every one of these characters
     any_chars: str = ""  # at least one of these characters
-    words: tuple[str, ...] = ()  # at least one of these (lower-case ASCII), case aside
 
 
 class Alternation:
@@ -33,25 +29,23 @@ class Alternation:
         self.patterns = patterns
         self.flags = flags
         self.needs = tuple(needs.get(p) for p in patterns)
-        self._regexes: dict[tuple[str, ...], re.Pattern[str]] = {}  # by the alternatives searched
+        self._chars = tuple(sorted({c for n in self.needs if n is not None for c in n.chars + n.any_chars}))
+        # A line's signature (digit or not, which of the characters it holds) to the regex for it: a few dozen.
+        self._by_signature: dict[tuple[bool, tuple[bool, ...]], re.Pattern[str] | None] = {}
 
     def finditer(self, line: str) -> Iterator[re.Match[str]]:
-        wanted = self._possible(line)
-        if not wanted:
-            return iter(())
-        regex = self._regexes.get(wanted)
-        if regex is None:
-            regex = self._regexes[wanted] = re.compile("|".join(f"(?:{p})" for p in wanted), self.flags)
-        return regex.finditer(line)
+        signature = (_DIGIT.search(line) is not None, tuple(map(line.__contains__, self._chars)))
+        regex = self._by_signature.get(signature, False)
+        if regex is False:
+            regex = self._by_signature[signature] = self._regex(self.possible(*signature))
+        return iter(()) if regex is None else regex.finditer(line)
 
-    def _possible(self, line: str) -> tuple[str, ...]:
-        digit = _DIGIT.search(line) is not None
-        lower = None if _ODD_FOLDS.search(line) else line.lower()
-        return tuple(p for p, need in zip(self.patterns, self.needs) if need is None or _holds(need, line, lower, digit))
+    def possible(self, digit: bool, held: tuple[bool, ...]) -> tuple[str, ...]:
+        """The alternatives a line can match that has a digit or not and holds these of the characters."""
+        chars = {c for c, there in zip(self._chars, held) if there}
+        return tuple(p for p, need in zip(self.patterns, self.needs)
+                     if need is None or ((digit or not need.digit) and chars.issuperset(need.chars)
+                                         and (not need.any_chars or not chars.isdisjoint(need.any_chars))))
 
-
-def _holds(need: Need, line: str, lower: str | None, digit: bool) -> bool:
-    return ((digit or not need.digit) and all(c in line for c in need.chars)
-            and (not need.any_chars or any(c in line for c in need.any_chars))
-            and (not need.words or lower is None or any(w in lower for w in need.words)))
-
+    def _regex(self, wanted: tuple[str, ...]) -> re.Pattern[str] | None:
+        return re.compile("|".join(f"(?:{p})" for p in wanted), self.flags) if wanted else None  # re caches it

@@ -32,13 +32,11 @@ _PATTERNS = (
     r"\b(?:branch|checkout(?: -b)?|switch(?: -c)?)\s+['\"`]?[\w.-]+[/-][\w./-]+",
 )
 # What a line must hold for each pattern to match in it (alternation.py): most lines skip most patterns.
-_NEEDS = {_PATTERNS[0]: Need(digit=True, chars=":"), _PATTERNS[1]: Need(digit=True, words=("port",)),
+_NEEDS = {_PATTERNS[0]: Need(digit=True, chars=":"), _PATTERNS[1]: Need(digit=True),
           _PATTERNS[2]: Need(digit=True, chars="-"), _PATTERNS[3]: Need(digit=True, chars="#"),
-          _PATTERNS[4]: Need(digit=True, words=("pr", "pull request", "issue")),
-          _PATTERNS[5]: Need(digit=True, chars="."), _PATTERNS[7]: Need(chars="-"), _PATTERNS[8]: Need(chars="@"),
-          _PATTERNS[9]: Need(any_chars=":=", words=("passw", "pwd", "token", "api", "secret", "user", "login")),
-          _PATTERNS[10]: Need(digit=True), _PATTERNS[11]: Need(chars="/"),
-          _PATTERNS[12]: Need(any_chars="/-", words=("branch", "checkout", "switch"))}
+          _PATTERNS[4]: Need(digit=True), _PATTERNS[5]: Need(digit=True, chars="."), _PATTERNS[7]: Need(chars="-"),
+          _PATTERNS[8]: Need(chars="@"), _PATTERNS[9]: Need(any_chars=":="), _PATTERNS[10]: Need(digit=True),
+          _PATTERNS[11]: Need(chars="/"), _PATTERNS[12]: Need(any_chars="/-")}
 _VALUE = Alternation(_PATTERNS, _NEEDS, re.I)
 # git names the branch it is on, any name ("main" too): "On branch X", "Switched to (a new) branch 'X'",
 # and a commit's first line "[X 1a2b3c4] message". That is the working branch, a value later steps need.
