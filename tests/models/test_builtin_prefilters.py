@@ -1,6 +1,9 @@
-"""The exact-values alternation searched with only the patterns a line can match finds what the whole
-alternation finds, match for match: on lines made to hit each pattern (keywords in odd cases and folds,
-all-letter hashes that take a position from another pattern) and on a sample of every shipped case's lines."""
+"""Regexes skipped where a cheap check says they cannot match, found to match as before.
+
+The exact-values alternation searched with only the patterns a line can match finds what the whole alternation
+finds, match for match: on lines made to hit each pattern (keywords in odd cases, all-letter hashes that take a
+position from another pattern) and on a sample of every shipped case's lines. The summary-sentence noise is
+only searched in a text holding one of its words: every sentence holds one."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.models.builtin import facts
+from harness.models.builtin import facts, noise
 from harness.models.builtin.alternation import Alternation, Need
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,3 +69,35 @@ def test_a_line_without_what_a_pattern_needs_skips_it():
     assert [p for p in alternation.possible(False, (True, False, True))] == ["x", "a@b"]
     assert [found(alternation.finditer(line)) for line in ("PORT 80 a@b", "PORT x")] == \
         [[(0, 7, "PORT 80"), (8, 11, "a@b")], [(5, 6, "x")]]
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of a pattern (no '|' inside a group or a class counts)."""
+    parts, depth, start, escaped, in_class = [], 0, 0, False, False
+    for at, char in enumerate(pattern):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char in "[]":
+            in_class = char == "["
+        elif not in_class and char in "()":
+            depth += 1 if char == "(" else -1
+        elif char == "|" and depth == 0 and not in_class:
+            parts.append(pattern[start:at])
+            start = at + 1
+    return parts + [pattern[start:]]
+
+
+def test_every_summary_sentence_holds_a_summary_word():
+    sentences = _alternatives(noise._SUMMARY_SENTENCES.pattern)
+    assert len(sentences) == 9
+    assert [s for s in sentences if not any(w in s.lower() for w in noise.SUMMARY_WORDS)] == []
+
+
+@pytest.mark.parametrize("text", ["Analysis:\nthe plan", "ſummary:", "x\nSUMMARY:  \ny", "Please continue the "
+                                  "conversation from where we left it off, thanks.", "no boilerplate here"])
+def test_summary_sentences_go_as_before(text):
+    whole = noise._SUMMARY_SENTENCES.sub(" ", text)
+    assert noise.strip_noise.__wrapped__(text) == "\n".join(
+        line.rstrip() for line in whole.splitlines() if line.strip()).strip()
