@@ -19,6 +19,8 @@ from harness.runtimes.home import Settings, prepare, values
 from harness.runtimes.observe import Observed, Observer
 from harness.runtimes.process import RuntimeFailed
 from harness.runtimes.session import open_session
+from harness.scripted.canary import canary_for, planted
+from harness.scripted.faults import SummaryFault
 from harness.scripted.fixtures import write_workspace
 from harness.scripted.log import RequestLog
 from harness.scripted.model import Outcome, ScriptedModel
@@ -44,6 +46,9 @@ class Drive:
     stderr_tail: tuple[str, ...] = field(default=())
     errors: tuple[str, ...] = ()  # what the runtime reported going wrong without losing a turn
     refused: int = 0  # requests the server refused before any model saw them (past the window)
+    fault: SummaryFault | None = None  # injected on its summarization calls
+    canary: str | None = None  # planted in its first tool output
+    hung: bool = False  # the harness's timeout ended it
 
     @property
     def ok(self) -> bool:
@@ -57,27 +62,31 @@ def base_url(server: EmulatorServer, wire: str) -> str:
 
 def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summarizer: ModelClient,
           log_dir: Path, *, compaction: bool = True, window: int | None = None,
-          max_output: int | None = None, settings: tuple[tuple[str, str], ...] = ()) -> Drive:
-    """`window` and `max_output` default to the case's (a run's --window/--set overrides them)."""
+          max_output: int | None = None, settings: tuple[tuple[str, str], ...] = (),
+          fault: SummaryFault | None = None, canary: bool = False) -> Drive:
+    """`window` and `max_output` default to the case's (a run's --window/--set overrides them); `fault` is
+    injected on its summarization calls, `canary` plants a secret in its first tool output."""
     window = window or case.context_window
     max_output = max_output or case.max_output_tokens
-    script = script_from_session(case.session)
+    secret = canary_for(case.id) if canary else None
+    script = script_from_session(planted(case.session, secret) if secret else case.session)
     signatures = signatures_from({adapter.name: adapter.signatures}, adapter.source)
     started = time.perf_counter()
     log_dir.mkdir(parents=True, exist_ok=True)
     log = RequestLog(log_dir / LOG_FILE)
     with tempfile.TemporaryDirectory(prefix=f"ch-{adapter.name}-") as scratch:
         workspace = write_workspace(script, Path(scratch) / "workspace", case.directory).resolve()
-        model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log)
+        model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log,
+                              fault=fault)
         observer = Observer(model)
         emulator = Emulator(responder=observer, windows={MODEL_NAME: window})
-        failure, tail, errors = None, (), ()
+        failure, tail, errors, hung = None, (), (), False
         try:
             with EmulatorServer(0, emulator=emulator) as server:
                 chosen = Settings(base_url(server, adapter.wire), MODEL_NAME, window, max_output, compaction,
                                   tuple(with_settings(adapter, settings).items()))
                 filled = values(adapter, binary, Path(scratch) / "home", workspace, chosen)
-                failure, tail, errors = _send_all(adapter, filled, workspace, script, model, log_dir)
+                failure, tail, errors, hung = _send_all(adapter, filled, workspace, script, model, log_dir)
         finally:
             log.close()
     outcome = model.outcome()
@@ -85,29 +94,31 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
         failure = outcome.stopped
     found = capture.compactions(observer.seen, script, case.session)
     return Drive(adapter.name, version, script, outcome, observer.seen, found, time.perf_counter() - started,
-                 failure, tail, errors, len(emulator.requests) - len(observer.seen))
+                 failure, tail, errors, len(emulator.requests) - len(observer.seen), fault, secret, hung)
 
 
 def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Script,
-              model: ScriptedModel, log_dir: Path) -> tuple[str | None, tuple[str, ...], tuple[str, ...]]:
-    """Send every prompt; stop at the first drift or runtime failure. (failure, stderr tail, errors reported)."""
+              model: ScriptedModel, log_dir: Path) -> tuple[str | None, tuple[str, ...], tuple[str, ...], bool]:
+    """Send every prompt; stop at the first drift or runtime failure. (failure, stderr tail, errors reported,
+    whether the harness's timeout ended it)."""
     env = prepare(adapter, filled, workspace)
     session = open_session(adapter, filled, workspace, env, log_dir)
     try:
         for number, prompt in enumerate(script.prompts, start=1):
             session.send(prompt)
             if model.stopped:
-                return model.stopped, session.stderr_tail(), tuple(session.errors)
+                return model.stopped, session.stderr_tail(), tuple(session.errors), False
             due = sum(1 for step in script.steps if step.turn < number)  # every step of this turn and before
             if model.used < due:
                 said = session.last_error()
                 return (f"{adapter.name} ended prompt {number} without asking for step {model.used + 1}"
-                        f"{f': {said}' if said else ''}"), session.stderr_tail(), tuple(session.errors)
-        return None, (), tuple(session.errors)
+                        f"{f': {said}' if said else ''}"), session.stderr_tail(), tuple(session.errors), False
+        return None, (), tuple(session.errors), False
     except RuntimeFailed as exc:
         if model.stopped:  # the runtime failed because the server refused a drifted request
-            return model.stopped, exc.stderr_tail, tuple(session.errors)
+            return model.stopped, exc.stderr_tail, tuple(session.errors), False
         step = model.used + 1
-        return f"{adapter.name} at step {step} (prompt {number}): {exc}", exc.stderr_tail, tuple(session.errors)
+        return (f"{adapter.name} at step {step} (prompt {number}): {exc}", exc.stderr_tail, tuple(session.errors),
+                exc.timed_out)
     finally:
         session.close()
