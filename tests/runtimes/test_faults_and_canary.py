@@ -6,6 +6,7 @@ test_drive_*.py."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from harness.models.base import ChatMessage, ModelRequest
 from harness.runtimes.canary import canary_checks
@@ -36,8 +37,8 @@ def _seen(kinds: str, fault: str | None = "500", digest: str = "same") -> list[O
 
 
 def _drive(seen: list[Observed], *, errors: tuple[str, ...] = (), failure: str | None = None, hung: bool = False,
-           compactions: tuple[RuntimeCompaction, ...] = ()) -> Drive:
-    return Drive("rt", "1", Script((), ()), Outcome(0, 0, 0, 0, None), seen, list(compactions), 1.0, failure,
+           compactions: tuple[RuntimeCompaction, ...] = (), steps: int = 100) -> Drive:
+    return Drive("rt", "1", Script((), ()), Outcome(steps, 0, 0, 0, None), seen, list(compactions), 1.0, failure,
                  errors=errors, fault=parse_summary_fault("500"), hung=hung)
 
 
@@ -48,7 +49,8 @@ def _compaction(calls: list[Observed], after: Observed | None, summary: str = "#
 def test_a_runtime_that_retries_then_goes_on_without_compaction_and_says_so():
     seen = _seen("tccct")
     done = fault_json(_drive(seen, errors=("compaction failed: 500",)))
-    assert done["attempts"] == [{"number": 1, "steps_before": 2, "requests": 3, "faulted": 3, "identical_retries": 2,
+    assert done["attempts"] == [{"number": 1, "steps_before": 2, "requests": 3, "faulted": 3, "bodies": 1,
+                                 "identical_retries": 2, "most_sends": 3,
                                  "outcome": "without_compaction", "seconds": 3.0}]
     assert done["bounded_retry"] and done["no_identical_loop"] and done["surfaced"] and done["no_hang"]
 
@@ -59,11 +61,17 @@ def test_a_silent_fallback_is_not_surfaced_and_a_hang_is_named():
     hung = fault_json(_drive(_seen("tc"), failure="pi: no agent_end within 300 s", hung=True))
     assert hung["attempts"][0]["outcome"] == "stopped" and hung["attempts"][0]["seconds"] is None
     assert hung["no_hang"] is False and hung["surfaced"] is True  # the failed prompt is what the user saw
+    ended = fault_json(_drive(_seen("tc"), steps=2))  # after the last step no turn request is due
+    assert ended["attempts"][0]["outcome"] == "case_ended" and ended["surfaced"] is None
 
 
 def test_retries_past_the_bound_and_one_body_sent_past_it_across_attempts_fail():
     many = _seen("t" + "c" * (RETRY_BOUND + 1) + "t")
     assert fault_json(_drive(many))["bounded_retry"] is False
+    two = _seen("t" + "c" * RETRY_BOUND) + _seen("c" * RETRY_BOUND + "t", digest="other")
+    two = [replace(s, seq=i) for i, s in enumerate(two, start=1)]
+    assert attempts(_drive(two))[0]["requests"] == 2 * RETRY_BOUND  # pi's split turn: two bodies, each retried
+    assert fault_json(_drive(two))["bounded_retry"] is True
     spread = _seen("t" + ("c" * 3 + "t") * 3)  # the same body at three prompts running: 9 sends, 3 per attempt
     done = fault_json(_drive(spread, errors=("x",)))
     assert done["bounded_retry"] and not done["no_identical_loop"]
