@@ -4,17 +4,15 @@ each runtime does is recorded, not judged here; these tests pin what was measure
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import replace
-
-import pytest
 
 from harness.cases import load_case
 from harness.models.base import ModelClient, ModelRequest, ModelResponse
 from harness.models.builtin import BuiltinClient
 from harness.runtimes.adapter import load
 from harness.runtimes.driver import LOG_FILE, drive
+from harness.runtimes.faults import RETRY_BOUND
 from harness.runtimes.record import drive_json
 from harness.scripted.canary import canary_for
 from harness.scripted.faults import parse_summary_fault
@@ -87,13 +85,15 @@ def test_a_summarizer_that_copies_the_canary_is_caught(tmp_path):
     assert canary_for(case.id) not in (tmp_path / "logs" / LOG_FILE).read_text()
 
 
-def test_codex_meets_a_500(tmp_path):
+def test_codex_retries_a_500_thirty_times_with_one_body_then_exits_1_saying_so(tmp_path):
     codex = require("codex")
     case = _case(CODEX_MESSAGES)
     done = drive(case, codex.adapter, codex.binary, codex.version, BuiltinClient(), tmp_path,
                  fault=parse_summary_fault("500"))
-    faults = drive_json(done, case, case.context_window)["faults"]
-    print(json.dumps(faults))
-    assert faults["attempts"] and faults["no_hang"] and faults["bounded_retry"]
-    assert all(a["faulted"] == a["requests"] for a in faults["attempts"])
-    pytest.skip("codex's measured behaviour is pinned below once measured")
+    record = drive_json(done, case, case.context_window)
+    faults = record["faults"]
+    assert [a["outcome"] for a in faults["attempts"]] == ["stopped"] and not done.compactions
+    attempt = faults["attempts"][0]
+    assert attempt["bodies"] == 1 and attempt["most_sends"] == attempt["requests"] > RETRY_BOUND
+    assert faults["bounded_retry"] is False and faults["no_identical_loop"] is False  # the finding
+    assert faults["no_hang"] and faults["surfaced"] and "exited 1" in record["failure"]
