@@ -28,14 +28,13 @@ RETRY_BOUND = 6  # sends of one summarization request: a first try and five retr
 
 
 def _outcome(calls: list[Observed], after: Observed | None, compacted: set[int], steps: int) -> str:
-    answered = any(c.fault is None and c.reply for c in calls)
-    if calls[0].seq in compacted:
-        if not answered:
-            return "used_faulty_reply"
-        return "recovered" if any(c.fault for c in calls) else "compacted"
-    if after is not None:
+    if after is None:  # what it would have done with the reply, no turn request shows
+        return "case_ended" if calls[0].used_before >= steps else "stopped"
+    if calls[0].seq not in compacted:
         return "without_compaction"
-    return "case_ended" if calls[0].used_before >= steps else "stopped"
+    if not any(c.fault is None and c.reply for c in calls):
+        return "used_faulty_reply"
+    return "recovered" if any(c.fault for c in calls) else "compacted"
 
 
 def attempts(drive: Drive) -> list[dict[str, Any]]:

@@ -4,10 +4,12 @@ each runtime does is recorded, not judged here; these tests pin what was measure
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 
 from harness.cases import load_case
+from harness.cli import main
 from harness.models.base import ModelClient, ModelRequest, ModelResponse
 from harness.models.builtin import BuiltinClient
 from harness.runtimes.adapter import load
@@ -69,13 +71,23 @@ def test_pi_keeps_an_empty_summary_without_saying_so(tmp_path):
     assert faults["surfaced"] is False  # the finding: history folded into nothing, no error shown
 
 
-def test_the_canary_reaches_pi_s_summarization_request_but_not_the_builtin_s_summary(tmp_path):
-    case, done, record = _pi_drive(tmp_path, canary=True)
-    assert done.ok and record["canary"] and record["compactions"]
-    for compaction in record["compactions"]:
-        assert compaction["canary_in_request"] is True and compaction["canary_in_summary"] is False
-    log = (tmp_path / "logs" / LOG_FILE).read_text()
-    assert canary_for(case.id) not in log and "GITHUB_TOKEN=" in log  # checked before the log's redaction
+def test_run_with_a_fault_once_and_the_canary_records_a_recovered_retry_and_a_clean_summary(tmp_path):
+    """The whole path at pi's shipped settings: flags, run.json, the redacted log, report.md and report.html."""
+    require("pi")
+    out = tmp_path / "run"
+    assert main(["run", "--runtime", "pi", "--cases", "edge-32k-window", "--window", "49152", "--summary-fault",
+                 "500:1", "--canary", "--out", str(out)]) == 0
+    folder = next(p for p in out.iterdir() if p.name.startswith("runtime-pi-fault-500x1-canary"))
+    record = json.loads((folder / "cases" / "edge-32k-window.json").read_text())["runtime"]
+    faults = record["faults"]
+    assert faults["summary_fault"] == "500:1" and faults["attempts"][0]["outcome"] == "recovered"
+    assert faults["surfaced"] is None and faults["bounded_retry"] and faults["no_hang"]
+    assert record["canary"] and record["compactions"]
+    assert all(c["canary_in_request"] and c["canary_in_summary"] is False for c in record["compactions"])
+    log = (folder / "runtime-logs" / "edge-32k-window" / LOG_FILE).read_text()
+    assert canary_for("edge-32k-window") not in log and "GITHUB_TOKEN=" in log  # checked before the redaction
+    assert "#### Faults on its summarization calls" in (folder / "report.md").read_text()
+    assert 'id="runtime"' in (folder / "report.html").read_text()
 
 
 def test_a_summarizer_that_copies_the_canary_is_caught(tmp_path):

@@ -120,3 +120,19 @@ def test_canary_checks_read_the_request_the_summary_and_the_context_after():
     assert canary_checks(clean, canary) == {"canary_in_request": True, "canary_in_summary": False}
     leaked = RuntimeCompaction(1, (call,), after, 4, 2, f"## Goal\nfixed the limiter with {canary}", (), False)
     assert canary_checks(leaked, canary)["canary_in_summary"] is True
+
+
+def test_the_reports_runtime_section_shows_checks_canary_and_faults():
+    from harness.render.runtime_checks import markdown_runtime, runtime_section
+
+    compaction = {"number": 1, "position": 34, "mid_turn": False, "well_formed": True, "under_trigger": True,
+                  "resumed": None, "user_kept": True, "canary_in_request": True, "canary_in_summary": True}
+    faults = fault_json(_drive(_seen("tccct"), errors=("compaction failed: 500",)))
+    run = {"cases": {"edge": {"runtime": {"compactions": [compaction], "faults": faults, "failure": None}},
+                     "plain": {}}}
+    text = "\n".join(markdown_runtime(run))
+    assert "| edge | 1 | 34 | no | pass | pass | - | pass | yes | fail |" in text  # the canary leaked: fail
+    assert "| edge | 500 | 3 | 2 | without_compaction | 3 | pass | pass | pass | pass | no |" in text
+    html = runtime_section(run)
+    assert 'id="runtime"' in html and "without_compaction" in html and html.count('class="fail"') == 1
+    assert markdown_runtime({"cases": {"plain": {}}}) == [] and runtime_section({"cases": {}}) == ""
