@@ -83,7 +83,8 @@ def test_run_with_a_fault_once_and_the_canary_records_a_recovered_retry_and_a_cl
     assert faults["summary_fault"] == "500:1" and faults["attempts"][0]["outcome"] == "recovered"
     assert faults["surfaced"] is None and faults["bounded_retry"] and faults["no_hang"]
     assert record["canary"] and record["compactions"]
-    assert all(c["canary_in_request"] and c["canary_in_summary"] is False for c in record["compactions"])
+    assert record["compactions"][0]["canary_in_request"]  # later ones fold the first summary, which dropped it
+    assert all(c["canary_in_summary"] is False for c in record["compactions"])
     log = (folder / "runtime-logs" / "edge-32k-window" / LOG_FILE).read_text()
     assert canary_for("edge-32k-window") not in log and "GITHUB_TOKEN=" in log  # checked before the redaction
     assert "#### Faults on its summarization calls" in (folder / "report.md").read_text()
