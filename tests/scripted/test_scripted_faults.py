@@ -120,3 +120,14 @@ def test_a_bad_fault_is_named(spec, message):
 def test_a_fault_spec_reads_back():
     assert parse_summary_fault("empty").spec == "empty" and parse_summary_fault("timeout:3").spec == "timeout:3"
     assert parse_summary_fault("timeout:3").count == 3 and parse_summary_fault("500").count is None
+
+
+def test_a_client_hanging_up_prints_no_traceback_but_a_server_error_still_does(loopback, capsys):
+    with EmulatorServer(0) as server:
+        for error in (ConnectionResetError(104, "Connection reset by peer"), ValueError("a server bug")):
+            try:
+                raise error
+            except Exception:
+                server.httpd.handle_error(None, ("127.0.0.1", 1))
+    err = capsys.readouterr().err
+    assert "ConnectionResetError" not in err and "ValueError: a server bug" in err
