@@ -51,8 +51,9 @@ def attempts(drive: Drive) -> list[dict[str, Any]]:
 
 
 def _surfaced(drive: Drive) -> list[str]:
-    """What the user was shown going wrong: error events and non-zero exits, or the failed prompt."""
-    return [*drive.errors, *([drive.failure] if drive.failure else [])]
+    """What the user was shown going wrong: error events and non-zero exits, or the failed prompt; not the
+    harness's own timeout (a hung runtime said nothing; what an exec runtime printed before it was ended is lost)."""
+    return [*drive.errors, *([drive.failure] if drive.failure and not drive.hung else [])]
 
 
 def fault_json(drive: Drive) -> dict[str, Any]:

@@ -60,7 +60,9 @@ def test_a_silent_fallback_is_not_surfaced_and_a_hang_is_named():
     assert fault_json(_drive(seen))["surfaced"] is False
     hung = fault_json(_drive(_seen("tc"), failure="pi: no agent_end within 300 s", hung=True))
     assert hung["attempts"][0]["outcome"] == "stopped" and hung["attempts"][0]["seconds"] is None
-    assert hung["no_hang"] is False and hung["surfaced"] is True  # the failed prompt is what the user saw
+    assert hung["no_hang"] is False and hung["surfaced"] is False  # the harness's timeout is not the runtime's
+    failed = fault_json(_drive(_seen("tc"), failure="pi exited while waiting for agent_end (exit 1)"))
+    assert failed["surfaced"] is True
     ended = fault_json(_drive(_seen("tc"), steps=2))  # after the last step no turn request is due
     assert ended["attempts"][0]["outcome"] == "case_ended" and ended["surfaced"] is None
 
