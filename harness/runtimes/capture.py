@@ -48,6 +48,8 @@ def compactions(seen: list[Observed], script: Script, session: Session) -> list[
         kept, covers, summary = _context(after, summaries, session, position)
         if not summaries and (after is None or covers == 0):
             continue  # no summary and nothing folded (a faulted call the runtime went on without): no compaction
+        if after is None and all(c.fault for c in calls):
+            continue  # a faulted reply nothing shows the runtime used (codex refuses a cut one and exits)
         found.append(RuntimeCompaction(len(found) + 1, tuple(calls), after, position, covers, summary, kept,
                                        mid_turn))
     return found
