@@ -124,17 +124,21 @@ def test_canary_checks_read_the_request_the_summary_and_the_context_after():
     assert canary_checks(leaked, canary)["canary_in_summary"] is True
 
 
-def test_the_reports_runtime_section_shows_checks_canary_and_faults():
-    from harness.render.runtime_checks import markdown_runtime, runtime_section
+def test_the_reports_runtime_section_shows_the_canary_check_and_the_faults():
+    from harness.render.runtime import markdown_runtime, runtime_section
 
-    compaction = {"number": 1, "position": 34, "mid_turn": False, "well_formed": True, "under_trigger": True,
-                  "resumed": None, "user_kept": True, "canary_in_request": True, "canary_in_summary": True}
+    compaction = {"number": 1, "position": 34, "mid_turn": False, "steps_before": 17, "covers": 25, "kept_ahead": 0,
+                  "summary_chars": 900, "well_formed": True, "under_trigger": True, "resumed": None, "user_kept": True,
+                  "canary_in_request": True, "canary_in_summary": True}
     faults = fault_json(_drive(_seen("tccct"), errors=("compaction failed: 500",)))
-    run = {"cases": {"edge": {"runtime": {"compactions": [compaction], "faults": faults, "failure": None}},
-                     "plain": {}}}
+    drive = {"runtime": "pi", "version": "0.73.1", "seconds": 20.0, "steps": 19, "steps_used": 19,
+             "requests": {"turn": 19, "compaction": 4, "side": 0}, "compactions_per_turn": 0.2, "failure": None,
+             "compactions": [compaction], "faults": faults}
+    run = {"cases": {"edge": {"runtime": drive}, "plain": {}}}
     text = "\n".join(markdown_runtime(run))
-    assert "| edge | 1 | 34 | no | pass | pass | - | pass | yes | fail |" in text  # the canary leaked: fail
-    assert "| edge | 500 | 3 | 2 | without_compaction | 3 | pass | pass | pass | pass | no |" in text
+    assert "| FAILED: canary_kept_out; canary in its request |" in text  # the summary carried the canary
+    assert ("| edge | 500 | 3 | 2 | without_compaction | 3 | pass | pass | pass | pass | every prompt done |"
+            in text)
     html = runtime_section(run)
-    assert 'id="runtime"' in html and "without_compaction" in html and html.count('class="fail"') == 1
-    assert markdown_runtime({"cases": {"plain": {}}}) == [] and runtime_section({"cases": {}}) == ""
+    assert "Faults on its summarization calls" in html and "without_compaction" in html
+    assert html.count('class="pass"') == 4 and "FAILED: canary_kept_out" in html
