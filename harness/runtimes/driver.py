@@ -94,11 +94,14 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
         finally:
             log.close()
     outcome = model.outcome()
-    failure = sent.failure or outcome.stopped
+    failure, stopped, errors = sent.failure or outcome.stopped, sent.stopped, sent.errors
+    if fault is not None and failure is not None and outcome.stopped is None:
+        # with a fault injected, its crash or hang is the runtime's finding; a crash is an error the user saw
+        failure, stopped, errors = None, failure, errors + (() if sent.hung else (failure,))
     found = capture.compactions(observer.seen, script, case.session)
-    position = capture.next_position(outcome.used, script, case.session) if sent.stopped else None
+    position = capture.next_position(outcome.used, script, case.session) if stopped else None
     return Drive(adapter.name, version, script, outcome, observer.seen, found, time.perf_counter() - started,
-                 failure, sent.stopped, position, sent.tail, sent.errors, len(emulator.requests) - len(observer.seen),
+                 failure, stopped, position, sent.tail, errors, len(emulator.requests) - len(observer.seen),
                  fault, secret, sent.hung)
 
 

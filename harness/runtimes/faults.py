@@ -51,9 +51,10 @@ def attempts(drive: Drive) -> list[dict[str, Any]]:
 
 
 def _surfaced(drive: Drive) -> list[str]:
-    """What the user was shown going wrong: error events and non-zero exits, or the failed prompt; not the
-    harness's own timeout (a hung runtime said nothing; what an exec runtime printed before it was ended is lost)."""
-    return [*drive.errors, *([drive.failure] if drive.failure and not drive.hung else [])]
+    """What the user was shown going wrong: error events, non-zero exits, a crash (the driver adds it to the
+    errors); not a stop the runtime said nothing about, nor the harness's own timeout (a hung runtime said
+    nothing; what an exec runtime printed before it was ended is lost)."""
+    return list(drive.errors)
 
 
 def fault_json(drive: Drive) -> dict[str, Any]:

@@ -109,4 +109,4 @@ def test_codex_retries_a_500_thirty_times_with_one_body_then_exits_1_saying_so(t
     attempt = faults["attempts"][0]
     assert attempt["bodies"] == 1 and attempt["most_sends"] == attempt["requests"] > RETRY_BOUND
     assert faults["bounded_retry"] is False and faults["no_identical_loop"] is False  # the finding
-    assert faults["no_hang"] and faults["surfaced"] and "exited 1" in record["failure"]
+    assert faults["no_hang"] and faults["surfaced"] and "exited 1" in record["stopped"]  # a stop, graded

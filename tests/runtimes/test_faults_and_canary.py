@@ -36,9 +36,9 @@ def _seen(kinds: str, fault: str | None = "500", digest: str = "same") -> list[O
     return out
 
 
-def _drive(seen: list[Observed], *, errors: tuple[str, ...] = (), failure: str | None = None, hung: bool = False,
+def _drive(seen: list[Observed], *, errors: tuple[str, ...] = (), stopped: str | None = None, hung: bool = False,
            compactions: tuple[RuntimeCompaction, ...] = (), steps: int = 100) -> Drive:
-    return Drive("rt", "1", Script((), ()), Outcome(steps, 0, 0, 0, None), seen, list(compactions), 1.0, failure,
+    return Drive("rt", "1", Script((), ()), Outcome(steps, 0, 0, 0, None), seen, list(compactions), 1.0, None, stopped,
                  errors=errors, fault=parse_summary_fault("500"), hung=hung)
 
 
@@ -58,11 +58,11 @@ def test_a_runtime_that_retries_then_goes_on_without_compaction_and_says_so():
 def test_a_silent_fallback_is_not_surfaced_and_a_hang_is_named():
     seen = _seen("tcct")
     assert fault_json(_drive(seen))["surfaced"] is False
-    hung = fault_json(_drive(_seen("tc"), failure="pi: no agent_end within 300 s", hung=True))
+    hung = fault_json(_drive(_seen("tc"), stopped="pi: no agent_end within 300 s", hung=True))
     assert hung["attempts"][0]["outcome"] == "stopped" and hung["attempts"][0]["seconds"] is None
     assert hung["no_hang"] is False and hung["surfaced"] is False  # the harness's timeout is not the runtime's
-    failed = fault_json(_drive(_seen("tc"), failure="pi exited while waiting for agent_end (exit 1)"))
-    assert failed["surfaced"] is True
+    crashed = fault_json(_drive(_seen("tc"), errors=("pi exited while waiting for agent_end (exit 1)",)))
+    assert crashed["surfaced"] is True  # the driver adds a crash to the errors
     ended = fault_json(_drive(_seen("tc"), steps=2))  # after the last step no turn request is due
     assert ended["attempts"][0]["outcome"] == "case_ended" and ended["surfaced"] is None
 
