@@ -58,7 +58,8 @@ def test_pi_meets_a_500_by_retrying_then_going_on_without_compaction_and_says_so
     outcomes = [a["outcome"] for a in faults["attempts"]]
     assert outcomes[0] == "without_compaction" and set(outcomes) <= {"without_compaction", "case_ended"}
     assert all(a["faulted"] == a["requests"] for a in faults["attempts"])
-    assert all(a["identical_retries"] > 0 for a in faults["attempts"])  # it retried the same body
+    went_on = [a for a in faults["attempts"] if a["outcome"] == "without_compaction"]
+    assert all(a["identical_retries"] > 0 for a in went_on)  # it retried the same body (the case's end cuts the last)
     assert faults["bounded_retry"] and faults["no_hang"] and faults["surfaced"]
     assert any("500" in line for line in faults["shown"])
 
