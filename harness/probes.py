@@ -296,6 +296,16 @@ def anchor_problems(probe: Probe, session: Session) -> list[str]:
 
 
 def evidence_text(message: Message) -> str:
-    calls = " ".join(f"{c.name} {json.dumps(c.arguments, ensure_ascii=False)}" for c in message.tool_calls)
-    return f"{message_text(message)} {calls}"
+    """The message's words and each tool call's name, argument names and values, in the call's order, as written: a
+    JSON rendering would escape line breaks into the words around them and put a file's content before its path."""
+    calls = (" ".join([c.name, *_strings(c.arguments)]) for c in message.tool_calls)
+    return "\n".join([message.content, *calls])
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (str(k), *_strings(v))]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return [value if isinstance(value, str) else json.dumps(value)]
 
