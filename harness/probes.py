@@ -279,23 +279,35 @@ EVIDENCE_WORDS = 40
 
 
 def anchor_problems(probe: Probe, session: Session) -> list[str]:
-    """The probe's referent (its anchor, or its question's content words) must stand beside one of its facts where
-    the session establishes it (the `planted_at` message and the one before), so a summary can be asked to keep
-    the two together."""
-    bound = anchors(probe)
-    if bound is None or not probe.all or not 0 <= probe.planted_at < len(session.messages):
+    """Every probe names its referent (`anchor`: its question's words are too generic to bind a fact by), and one of
+    its anchors stands beside one of its facts where the session establishes it (the `planted_at` message and the
+    one before), so a summary can be asked to keep the two together."""
+    if not probe.anchor:
+        return ["no `anchor`: give the words naming what its fact is about (docs/evaluation.md, \"Binding a fact "
+                "to its referent\"); its question's words bind by chance"]
+    bound = probe.anchor
+    if not probe.all or not 0 <= probe.planted_at < len(session.messages):
         return []
     # the message before it too: a tool result is about its call, a reply about what it answers
     text = Haystack(" ".join(evidence_text(m) for m in session.messages[max(0, probe.planted_at - 1):probe.planted_at + 1])).text
     spans = [(s, s + len(key)) for item in probe.all for key in map(normalise_item, item) for s in occurrences(text, key)]
     if not spans or any(anchored(text, start, end, bound, EVIDENCE_WORDS) for start, end in spans):
         return []  # (a fact established elsewhere than planted_at: the cases' own checks say where)
-    where = "its anchor" if probe.anchor else "no word of its question (add `anchor`)"
-    return [f"{where} ({', '.join(bound[:6])}) stands within {EVIDENCE_WORDS} words of none of its facts in message "
+    return [f"its anchor ({', '.join(bound[:6])}) stands within {EVIDENCE_WORDS} words of none of its facts in message "
             f"{probe.planted_at}, where the fact is established"]
 
 
 def evidence_text(message: Message) -> str:
-    calls = " ".join(f"{c.name} {json.dumps(c.arguments, ensure_ascii=False)}" for c in message.tool_calls)
-    return f"{message_text(message)} {calls}"
+    """The message's words and each tool call's name, argument names and values, in the call's order, as written: a
+    JSON rendering would escape line breaks into the words around them and put a file's content before its path."""
+    calls = (" ".join([c.name, *_strings(c.arguments)]) for c in message.tool_calls)
+    return "\n".join([message.content, *calls])
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (str(k), *_strings(v))]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return [value if isinstance(value, str) else json.dumps(value)]
 

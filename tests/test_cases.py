@@ -69,6 +69,19 @@ def test_validate_checks_planted_at_against_the_session(tmp_path, capsys):
     assert "planted_at 500 is outside the session's 8 messages" in capsys.readouterr().err
 
 
+def test_validate_requires_every_probe_to_name_its_referent(tmp_path, capsys):
+    make_case(tmp_path / "bare", "c", probes=GOOD_PROBE)
+    assert main(["cases", "validate", "--cases-dir", str(tmp_path / "bare")]) == 2
+    assert "probe p1: no `anchor`: give the words naming what its fact is about" in " ".join(capsys.readouterr().err.split())
+    named = GOOD_PROBE.replace("planted_at = 5", 'anchor = ["port"]\nplanted_at = 5')
+    make_case(tmp_path / "named", "c", probes=named)
+    assert main(["cases", "validate", "--cases-dir", str(tmp_path / "named")]) == 0
+    make_case(tmp_path / "elsewhere", "c", probes=named.replace('["port"]', '["staging"]'))
+    assert main(["cases", "validate", "--cases-dir", str(tmp_path / "elsewhere")]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "its anchor (staging) stands within 40 words of none of its facts in message 5" in err
+
+
 def test_the_shipped_library_validates(capsys):
     """The schema and every probe's self-tests (its accept and reject examples graded by its matchers); the
     one run of them in CI (.ci/run does not validate again)."""

@@ -10,7 +10,7 @@ SESSION = [
      "meta": {"thinking": "Port 8443 is free; I will use it. The log level stays debug."}},
     {"role": "user", "content": "Keep the log level at debug."},
 ]
-PROBE = ('[[probe]]\nid = "{id}"\nkind = "recall"\nquestion = "{id}?"\nall = ["{fact}"]\nplanted_at = 2\n'
+PROBE = ('[[probe]]\nid = "{id}"\nkind = "recall"\nquestion = "{id}?"\nall = ["{fact}"]\nanchor = ["{id}"]\nplanted_at = 2\n'
          'accept = ["{fact}"]\nreject = ["nothing"]\n')
 
 

@@ -1,7 +1,7 @@
 """Draft probes (issue 18, items 6 and 7): `probe-draft` proposes each candidate again just after the recorded
 compaction that first folded its fact; `cases validate` flags a leftover draft; `run` skips drafts unless
 --include-drafts; every proposed draft is sound (its items in the planted message, its examples graded right, the
-builtin answerer passing it on the full history in a real `run`), and `--show-dropped` lists the others."""
+builtin answerer passing it on the full history in a real `run`, its `anchor` beside its fact there), and `--show-dropped` lists the others."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def _drafted(tmp_path, capsys, *extra: str, source: Path = DATA / "claude_code_t
 def test_every_proposed_draft_is_sound_and_passes_on_the_full_history_in_a_run(tmp_path, capsys):
     from harness.cases.draft_check import probe_of
     from harness.matching import Haystack, contains
-    from harness.probes import example_problems
+    from harness.probes import anchor_problems, example_problems
     from harness.session import message_text, read_session
 
     out, printed = _drafted(tmp_path, capsys)
@@ -83,6 +83,7 @@ def test_every_proposed_draft_is_sound_and_passes_on_the_full_history_in_a_run(t
         planted = Haystack(message_text(session.messages[probe.planted_at]))
         assert all(any(contains(planted, a) for a in item) for item in probe.all), draft
         assert probe.accept and probe.reject and example_problems(probe) == [], draft
+        assert probe.anchor and anchor_problems(probe, session) == [], draft  # its referent beside the fact
         question = Haystack(probe.question)
         assert not all(any(contains(question, a) for a in item) for item in probe.all), draft  # not given away
     with (out / "case.toml").open("a", encoding="utf-8") as handle:
@@ -129,12 +130,14 @@ def test_the_checks_name_what_is_wrong(tmp_path):
         Message("assistant", "Done: Envoy 1.31 is in, timeout 45 seconds."),
     ))
     sound = {"id": "v", "kind": "recall", "question": "Which Envoy version did the user ask for?", "all": ["1.31"],
-             "planted_at": 0, "accept": ["Envoy 1.31"], "reject": ["Envoy 1.30"]}
+             "anchor": ["envoy"], "planted_at": 0, "accept": ["Envoy 1.31"], "reject": ["Envoy 1.30"]}
     client = BuiltinClient()
     assert draft_problem(session, sound, client) is None
     assert "is not in message 1" in draft_problem(session, {**sound, "all": ["Upgrade"], "planted_at": 1}, client)
     assert "accept example 'Envoy 1.30' fails" in draft_problem(session, {**sound, "accept": ["Envoy 1.30"]}, client)
     assert "no accept or no reject" in draft_problem(session, {**sound, "reject": []}, client)
+    assert "no anchor" in draft_problem(session, {**sound, "anchor": []}, client)
+    assert "stands within 40 words of none" in draft_problem(session, {**sound, "anchor": ["router"]}, client)
     wrong = {**sound, "question": "What timeout did the user set?", "all": ["Upgrade"],
              "accept": ["Upgrade"], "reject": ["45"]}
     assert draft_problem(session, wrong, client).startswith("fails on the full history: the builtin answered")

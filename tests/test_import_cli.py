@@ -18,6 +18,7 @@ id = "page-size"
 kind = "recall"
 question = "Which page size did the user ask for?"
 all = ["50"]
+anchor = ["page size", "page_size", "per page"]
 planted_at = 0
 
 [[probe]]
@@ -25,6 +26,7 @@ id = "cursor"
 kind = "constraint"
 question = "Which cursor parameter name must be used?"
 all = ["after_id"]
+anchor = ["cursor*"]
 planted_at = 4
 
 [[probe]]

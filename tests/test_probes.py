@@ -249,3 +249,24 @@ def test_self_tests_name_the_example_that_fails():
     bad = probe(all=(("9090",),), accept=("nine thousand and ninety",), reject=("9090 or 8080",))
     assert example_problems(bad) == ["accept example 'nine thousand and ninety' fails (missing '9090')",
                                      "reject example '9090 or 8080' passes (every item present, nothing forbidden stated)"]
+
+
+def test_the_evidence_check_reads_tool_arguments_as_written():
+    """`cases validate`: the anchor must stand beside the fact where the session establishes it. A tool call is read
+    as its name, argument names and values, once, in its own order: line breaks in a file's content separate words
+    (a JSON rendering glued `\\nCHECKPOINT_TABLE` into one token), and the text before a call reaches its path."""
+    from harness.probes import anchor_problems, evidence_text
+
+    content = "import json\n\nCHECKPOINT_TABLE = '_ckpts'\n" + "x = 1\n" * 200
+    write = ToolCall("c1", "write_file", {"path": "src/state/store.py", "content": content})
+    said = Message("assistant", "Adding the checkpoint store.", tool_calls=(write,))
+    session = Session((Message("user", "go"), said))
+    assert "\nCHECKPOINT_TABLE" in evidence_text(said) and evidence_text(said).count("src/state/store.py") == 1
+    table = probe(question="What is it set to?", all=(("_ckpts",),), anchor=("checkpoint_table",), planted_at=1)
+    store = probe(question="Which file?", all=(("src/state/store.py",),), anchor=("checkpoint*",), planted_at=1)
+    assert anchor_problems(table, session) == [] and anchor_problems(store, session) == []
+    unbound = probe(question="Which file?", all=(("src/state/store.py",),), anchor=("reaper",), planted_at=1)
+    assert "stands within 40 words of none of its facts in message 1" in anchor_problems(unbound, session)[0]
+    # the item never anchors itself through a second copy of the call: only a word beside it does
+    self_named = probe(question="Which file?", all=(("src/state/store.py",),), anchor=("store*",), planted_at=1)
+    assert anchor_problems(self_named, Session((Message("user", "go"), Message("assistant", "", tool_calls=(write,)))))

@@ -1,7 +1,8 @@
 """The drafter's own checks of a draft probe, before a person sees it (issue 18, item 7).
 
-A draft is sound when (1) every expected item is literally in the message it was planted at, (2) its accept and
-reject examples are graded correctly by its own matchers, and (3) the builtin answerer passes it on the full
+A draft is sound when (1) every expected item is literally in the message it was planted at, (2) it has an
+`anchor` that stands beside one of them there and its accept and reject examples are graded correctly by its own
+matchers, and (3) the builtin answerer passes it on the full
 history up to its probe point, the same `full` condition `run` grades. A draft failing one carries the reason.
 """
 
@@ -12,7 +13,7 @@ from typing import Any
 from harness.cases.schema import Probe
 from harness.matching import Haystack, contains
 from harness.models.base import ModelClient
-from harness.probes import Condition, example_problems, grade
+from harness.probes import Condition, anchor_problems, example_problems, grade
 from harness.session import Session, message_text
 
 ANSWERER = "builtin"
@@ -22,7 +23,7 @@ def probe_of(draft: dict[str, Any]) -> Probe:
     """The probe a draft table describes (its items as tuples of alternatives)."""
     items = tuple((i,) if isinstance(i, str) else tuple(i) for i in draft["all"])
     return Probe(draft["id"], draft["kind"], draft["question"], items, tuple(draft.get("none", ())),
-                 planted_at=draft["planted_at"], at=draft.get("at", "end"), draft=True,
+                 anchor=tuple(draft.get("anchor", ())), planted_at=draft["planted_at"], at=draft.get("at", "end"), draft=True,
                  accept=tuple(draft.get("accept", ())), reject=tuple(draft.get("reject", ())))
 
 
@@ -50,7 +51,9 @@ def draft_problem(session: Session, draft: dict[str, Any], answerer: ModelClient
             return f"expected {alternatives[0]!r} is not in message {probe.planted_at}"
     if not probe.accept or not probe.reject:
         return "no accept or no reject example to test its matchers with"
-    problems = example_problems(probe)
+    if not probe.anchor:
+        return "no anchor: no term of its message names what the fact is about"
+    problems = example_problems(probe) + anchor_problems(probe, session)
     if problems:
         return problems[0]
     full = Condition("full", session.system, tuple(session.messages[:end]), None)

@@ -79,9 +79,9 @@ def without_drafts(cases: list[Case]) -> tuple[list[Case], int]:
     return kept, dropped
 
 
-def _probe(id: str, kind: str, question: str, items: list[Any], planted_at: int, accept: list[str],
-           reject: list[str], evidence: str) -> dict[str, Any]:
-    return {"id": id, "kind": kind, "question": question, "all": items, "planted_at": planted_at,
+def _probe(id: str, kind: str, question: str, items: list[Any], anchor: list[str], planted_at: int,
+           accept: list[str], reject: list[str], evidence: str) -> dict[str, Any]:
+    return {"id": id, "kind": kind, "question": question, "all": items, "anchor": anchor, "planted_at": planted_at,
             "accept": [a for a in accept if a.strip()], "reject": [r for r in reject if r.strip()],
             "draft": True, "evidence": evidence[:300]}
 
@@ -92,10 +92,10 @@ def _cloze(id: str, kind: str, ask: str, sentence: str, planted_at: int, rarity:
     """A probe on one sentence: its rarest key term names the subject in the question (`ask` has `{}` for it),
     the next rarest (of `facts_from`, a part of the sentence, when given) are the expected items after any
     `fixed` ones; none when the sentence has too few."""
-    words = sorted(key_terms(sentence, rarity, exclude), key=lambda t: (rarity.messages_with(t), not is_strong(t)))
+    words = _rarest(sentence, rarity, exclude)
     if not words:
         return []
-    anchor = words[0]
+    anchor = words[0]  # the subject the question names is the referent a statement of the facts must name
     rest = [w for w in key_terms(facts_from or sentence, rarity, exclude) if w.lower() != anchor.lower()]
     facts = sorted(rest, key=lambda t: not is_strong(t))[:terms]  # identifiers and numbers first
     if not facts and not fixed:
@@ -103,8 +103,13 @@ def _cloze(id: str, kind: str, ask: str, sentence: str, planted_at: int, rarity:
     items = [*fixed, *facts]
     literal = [i if isinstance(i, str) else i[0] for i in items]
     short = sentence if len(sentence) <= 300 else sentence[:300].rsplit(" ", 1)[0]
-    return [_probe(id, kind, ask.format(f"`{anchor}`"), items, planted_at, [short, "; ".join(literal)],
+    return [_probe(id, kind, ask.format(f"`{anchor}`"), items, [anchor], planted_at, [short, "; ".join(literal)],
                    [without(short, literal)], sentence)]
+
+
+def _rarest(text: str, rarity: Rarity, exclude: frozenset[str] = frozenset()) -> list[str]:
+    """The text's key terms, those in the fewest messages (and identifiers, numbers) first."""
+    return sorted(key_terms(text, rarity, exclude), key=lambda t: (rarity.messages_with(t), not is_strong(t)))
 
 
 def _is_task(message: Message) -> bool:
@@ -155,10 +160,12 @@ def _artifacts(session: Session, rarity: Rarity) -> list[dict[str, Any]]:
         others = [p for p in touched if p != path and Path(p).suffix == Path(path).suffix] or ["I don't know."]
         text = message_text(session.messages[i])
         evidence = text[max(0, text.find(path) - 100):text.find(path) + 200]
-        if name != path and names.count(name) == 1:
+        # the edit's own rarest term is what the change was about (the name is part of the path: never its anchor)
+        about = _rarest(text, rarity, frozenset({path.lower(), name.lower()}))[:1]
+        if name != path and names.count(name) == 1 and about:
             probes.append(_probe(f"artifact-{n + 1}", "artifact",
-                                 f"What is the full path of the file `{name}` that the agent changed?", [path], i,
-                                 [f"`{path}`", f"The agent changed {path}."], [others[-1]], evidence))
+                                 f"What is the full path of the file `{name}` that the agent changed?", [path], about,
+                                 i, [f"`{path}`", f"The agent changed {path}."], [others[-1]], evidence))
         else:
             found = _cloze(f"artifact-{n + 1}", "artifact", "Which file did the agent change in the edit with {}?",
                            text, i, rarity, fixed=[path], exclude=frozenset({path.lower(), name.lower()}), terms=0)
@@ -223,6 +230,6 @@ def render_probes(probes: list[dict[str, Any]]) -> str:
         evidence = probe.get("evidence")
         if evidence:
             out += ["# evidence: " + line for line in evidence.splitlines()[:3]]
-        keys = ("id", "kind", "question", "all", "none", "planted_at", "at", "rubric", "accept", "reject", "draft")
+        keys = ("id", "kind", "question", "all", "none", "anchor", "planted_at", "at", "rubric", "accept", "reject", "draft")
         out.append(toml_table("probe", {key: probe[key] for key in keys if key in probe}, array=True))
     return "\n".join(out) + "\n"

@@ -784,7 +784,7 @@ def desktop_cli_dry_run() -> Spec:
            pytest_out(30, [pyfail("TypeError: merge_partitions() got an unexpected keyword argument 'dry_run'", "src/pipewright/load/merge.py", 2)]), size=2500)
     s.say("decision", 0.4, "Rather than threading dry_run through merge_partitions(), I'll split it into plan_merge() (pure, "
           "returns a MergePlan) and apply_merge(plan). --dry-run just prints the plan. That keeps the warehouse code free of flags.")
-    s.write("plan", 0.5, "New module for the plan type.", "src/pipewright/load/plan.py", 2000,
+    s.write("plan", 0.5, "New module for the MergePlan type.", "src/pipewright/load/plan.py", 2000,
             "@dataclass(frozen=True)\nclass MergePlan:\n    table: str\n    inserts: int\n    updates: int\n    deletes: int\n")
     s.user("warehouse", 0.6, "For manual testing use the warehouse schema analytics_dev_jr, not analytics_dev (that one is shared).")
     s.say("progress", 0.9, "Done: plan_merge/apply_merge split, --dry-run prints one JSON object per table. Remaining: "
@@ -1024,7 +1024,7 @@ def edge_manual_compaction() -> Spec:
     P("err", "error", "err", "What datetime error did the stage-1 test raise?", [["offset-naive and offset-aware", "offset-naive", "naive and aware"]],
       accept=["can't compare offset-naive and offset-aware datetimes", "freezegun FakeDatetime: can't compare offset-naive and offset-aware datetimes.", "It couldn't compare a naive and aware datetime (offset-naive due_date vs aware now())."],
       reject=["ValueError: time data does not match format", "pytz.UnknownTimeZoneError: 'UTC+1'", "OverflowError: date value out of range"])
-    P("fix-file", "artifact", "fix", "Which file holds the dunning task?", ["src/ledgerline/workers/dunning.py"],
+    P("fix-file", "artifact", "goal", "Which file holds the dunning task?", ["src/ledgerline/workers/dunning.py"],
       accept=["src/ledgerline/workers/dunning.py", "The dunning task lives in `src/ledgerline/workers/dunning.py`."],
       reject=["src/ledgerline/workers/reconcile.py", "src/ledgerline/settings.py", "src/ledgerline/workers/dunning_tasks.py"])
     P("stages", "update", "stages-new", "At which day offsets are reminders sent now?", [["+5", "5"], ["+12", "12"], ["+25", "25"]], ["+14", "+30", "14", "30", "+7"],
@@ -1055,7 +1055,7 @@ def edge_parallel_tools() -> Spec:
     s.keep_out_of_noise("RELATIVE_POSITION_VERSION = 2", "[ 4, 12 ]", "'RelativePosition' is not assignable to type 'number'", "50 replies")
     s.user("goal", 0.0, "Add threaded comments anchored to text ranges in quillpad. Comments must survive concurrent edits, "
            "so anchor them to CRDT positions, not offsets.")
-    s.user("pnpm", 0.0, "pnpm. And keep bundle size in mind — no new runtime dependencies over 10 kB gzipped.")
+    s.user("pnpm", 0.0, "Package manager: pnpm. And keep bundle size in mind — no new runtime dependencies over 10 kB gzipped.")
     s.tools("par-read", 0.10, "Reading the anchor-related code in parallel.",
             [("read_file", {"path": "src/editor/selection.ts"}, src("src/editor/selection.ts", 5000, "")),
              ("read_file", {"path": "src/sync/crdt.ts"}, src("src/sync/crdt.ts", 6000, "export const RELATIVE_POSITION_VERSION = 2;\n")),
