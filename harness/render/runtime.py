@@ -1,0 +1,92 @@
+"""A real runtime's drive in the reports (run.json's per-case `runtime`, harness.runtimes.record): how far it got,
+each compaction it made (when, its prompt, what it kept, the summary's size, the checks only a running runtime
+shows), and how it stopped if it did. The summaries themselves and the graded probes are the run's own sections."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from harness.render.markup import Cell, num, paragraph, section, table
+from harness.render.runtime_faults import faults_html, markdown_faults
+
+HEADERS = ("#", "before message", "mid-turn", "steps before", "request tokens", "history", "kept ahead",
+           "tail from", "summary chars", "tokens after", "checks")
+CHECKS = ("well_formed", "under_trigger", "resumed", "user_kept")
+
+
+def drives(run: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [(case, record["runtime"]) for case, record in run["cases"].items() if record.get("runtime")]
+
+
+def _checks(compaction: dict[str, Any]) -> str:
+    """The checks that ran, `ok` when all held, else the ones that failed."""
+    ran = {name: compaction.get(name) for name in CHECKS if compaction.get(name) is not None}
+    if compaction.get("canary_in_summary") is not None:  # --canary: the summary must not carry it
+        ran["canary_kept_out"] = not compaction["canary_in_summary"]
+    canary = {True: "; canary in its request", False: "; canary not in its request"}.get(
+        compaction.get("canary_in_request"), "")
+    if not ran:
+        return "no request after it" + canary
+    failed = [name for name, held in ran.items() if not held]
+    return ("ok" if not failed else "FAILED: " + ", ".join(failed)) + canary
+
+
+def _row(c: dict[str, Any]) -> list[str]:
+    request = c.get("request") or {}
+    return [str(c["number"]), str(c["position"]), "yes" if c["mid_turn"] else "no", str(c["steps_before"]),
+            str(request.get("tokens", "-")), str(request.get("history", "-")), str(c["kept_ahead"]), str(c["covers"]),
+            str(c["summary_chars"]), str(c.get("after_tokens", "-")), _checks(c)]
+
+
+def status(drive: dict[str, Any]) -> str:
+    got = (f"{drive['runtime']} {drive['version']}: {drive['steps_used']} of {drive['steps']} steps in "
+           f"{drive['seconds']} s, {len(drive['compactions'])} compaction(s) "
+           f"({drive['compactions_per_turn']} per turn), requests {drive['requests']}")
+    if drive.get("stopped"):
+        got += f"; STOPPED before case message {drive['stopped_position']}: {drive['stopped'].rstrip('.')}"
+    if drive.get("probes_lost_to_cuts"):
+        got += f"; probes lost to its own output cuts: {', '.join(drive['probes_lost_to_cuts'])}"
+    return got
+
+
+def markdown_runtime(run: dict[str, Any]) -> list[str]:
+    found = drives(run)
+    if not found:
+        return []
+    lines = ["### Runtime compactions", ""]
+    for case, drive in found:
+        lines += [f"**{case}**: {status(drive)}.", ""]
+        if drive["compactions"]:
+            lines += ["| " + " | ".join(HEADERS) + " |", "|" + " --- |" * len(HEADERS)]
+            lines += ["| " + " | ".join(_row(c)) + " |" for c in drive["compactions"]]
+            lines += ["", *_prompts_markdown(drive["compactions"][0]), ""]
+    return lines + markdown_faults(run)
+
+
+def _prompts_markdown(first: dict[str, Any]) -> list[str]:
+    request = first.get("request") or {}
+    heads = [(name, request.get(key)) for name, key in (("system", "system"), ("last user message", "last_user"))]
+    return [f"Its summarization prompt ({name}): `{' '.join(text.split())[:300]}`" for name, text in heads if text]
+
+
+def runtime_section(run: dict[str, Any]) -> str:
+    found = drives(run)
+    if not found:
+        return ""
+    parts = []
+    for case, drive in found:
+        parts.append(paragraph(f"{case}: {status(drive)}.", "fail" if drive.get("stopped") else ""))
+        if drive["compactions"]:
+            rows = [[num(v) if i and v.isdigit() else Cell(v) for i, v in enumerate(_row(c))]
+                    for c in drive["compactions"]]
+            parts.append(table(HEADERS, rows))
+            request = drive["compactions"][0].get("request") or {}
+            prompt = "\n\n".join(t for t in (request.get("system"), request.get("last_user")) if t)
+            if prompt:
+                parts.append(f"<details><summary>its summarization prompt (heads)</summary><pre>{escape(prompt)}"
+                             f"</pre></details>")
+    return section("runtime", "Runtime compactions", *parts, faults_html(run))
+
+
+__all__ = ["markdown_runtime", "runtime_section"]
