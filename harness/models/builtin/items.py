@@ -36,6 +36,7 @@ class Items:
     def __init__(self) -> None:
         self._by_order: dict[int, Item] = {}
         self._indexes: dict[tuple[str, str, str | None], dict[int, None]] = {}
+        self._keys: dict[int, tuple[tuple[str, str, str | None], ...]] = {}  # each item's, taken once
 
     def __iter__(self):
         return iter(self._by_order.values())
@@ -61,12 +62,13 @@ class Items:
 
     def append(self, item: Item) -> None:
         self._by_order[item.order] = item
-        for index in self._index_keys(item):
+        keys = self._keys[item.order] = self._index_keys(item)
+        for index in keys:
             self._indexes.setdefault(index, {})[item.order] = None
 
     def remove(self, item: Item) -> None:
         del self._by_order[item.order]
-        for index in self._index_keys(item):
+        for index in self._keys.pop(item.order):
             del self._indexes[index][item.order]
 
     def replace(self, item: Item) -> None:
