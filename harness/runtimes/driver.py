@@ -22,6 +22,7 @@ from harness.runtimes.session import open_session
 from harness.scripted.fixtures import write_workspace
 from harness.scripted.log import RequestLog
 from harness.scripted.model import Outcome, ScriptedModel
+from harness.scripted.normalise import SCRATCH_PREFIX
 from harness.scripted.signatures import signatures_from
 from harness.scripted.steps import Script, script_from_session
 
@@ -66,7 +67,7 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
     started = time.perf_counter()
     log_dir.mkdir(parents=True, exist_ok=True)
     log = RequestLog(log_dir / LOG_FILE)
-    with tempfile.TemporaryDirectory(prefix=f"ch-{adapter.name}-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{adapter.name}-") as scratch:
         workspace = write_workspace(script, Path(scratch) / "workspace", case.directory).resolve()
         model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log)
         observer = Observer(model)
