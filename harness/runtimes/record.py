@@ -10,6 +10,7 @@ from harness.models.base import ModelRequest
 from harness.runtimes.capture import RuntimeCompaction
 from harness.runtimes.checks import check, request_tokens
 from harness.runtimes.driver import Drive
+from harness.runtimes.price import Pricing, priced
 from harness.cases.schema import Case
 from harness.session import Session
 
@@ -67,8 +68,15 @@ def cuts(drive: Drive, case: Case) -> dict[str, Any]:
     return {"outputs_cut": len(cut), "probes_lost_to_cuts": lost}
 
 
-def drive_json(drive: Drive, case: Case, window: int) -> dict[str, Any]:
+def drive_json(drive: Drive, case: Case, window: int, pricing: Pricing | None = None) -> dict[str, Any]:
+    """`pricing`: each compaction priced on the cost study's terms (price.py), per compaction and summed."""
     session = case.session
+    compactions = [compaction_json(c, session, window) for c in drive.compactions]
+    price = None
+    if pricing is not None:
+        rows, price = priced(drive.compactions, drive.seen, pricing)
+        for entry, row in zip(compactions, rows):
+            entry["price"] = row
     kinds = {k: sum(1 for s in drive.seen if s.kind == k) for k in ("turn", "compaction", "side")}
     turns = max(1, len(drive.script.prompts))
     return {"runtime": drive.runtime, "version": drive.version, "seconds": round(drive.seconds, 2),
@@ -77,4 +85,4 @@ def drive_json(drive: Drive, case: Case, window: int) -> dict[str, Any]:
             "failure": drive.failure, "stderr_tail": list(drive.stderr_tail), "errors": list(drive.errors),
             "refused_past_window": drive.refused,
             **cuts(drive, case),
-            "compactions": [compaction_json(c, session, window) for c in drive.compactions]}
+            "compactions": compactions, **({"price": price} if price is not None else {})}
