@@ -21,6 +21,7 @@ from harness.render.html_case import case_section
 from harness.render.lost import lost_probes
 from harness.render.markup import Cell, num, paragraph, section, table
 from harness.render.risks import RISK_MEANINGS, risk_line, run_risks
+from harness.render.runtime import runtime_section
 from harness.results.aggregate import GRADES
 
 
@@ -41,7 +42,7 @@ def report_html(run: dict[str, Any], folder: Path | None = None) -> str:
                  f"{run.get('harness_version')} at {run.get('git_commit')}")
     grade = run["aggregates"]["grade"]
     # the headline and the plot first: both on the first screen
-    parts = [headline_section(run), plots_section(run), rates_section(run), risks_section(run),
+    parts = [headline_section(run), plots_section(run), rates_section(run), runtime_section(run), risks_section(run),
              lost_section(run, folder), cases_index(run), *(case_section(k, r, grade, folder)
                                                            for k, r in run["cases"].items()), definitions_section()]
     nav = " ".join(f'<a href="#{escape(i)}">{escape(t)}</a>' for i, t in

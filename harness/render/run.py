@@ -30,6 +30,7 @@ from harness.render.headline import (agreement_line, ceiling, fmt_cost, groups_l
                                      lead_headline, never_compacted_lines, nothing_compacted_line)
 from harness.render.terminal import print_lost, render_summary
 from harness.render.points import markdown_compaction_points
+from harness.render.runtime import markdown_runtime
 from harness.results.aggregate import GRADES
 from harness.results.headline import unreached
 
@@ -161,6 +162,7 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
     lines += [f"| {case} | {n} |" for case, n in agg["compactions"].items()]
     lines += ["", "```", *(f"{k}: {v}" for k, v in agg["summary"].items()), "```", "",
               f"Summarizer {fmt_cost(agg['cost'])}.", ""]
+    lines += markdown_runtime(run)
     lines += markdown_spend(agg.get("cost_by_role") or {})
     lines += [f"{line}.", ""] if (line := ceiling_line(agg.get("ceilings"))) else []
     lines += markdown_latency(run) + markdown_risks(run) + markdown_plots(run, path.parent)

@@ -5,10 +5,14 @@ What comes out is what the server saw (observe.py) and the runtime's compactions
 
 from __future__ import annotations
 
+import itertools
+import shutil
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from harness.cases.schema import Case
 from harness.models.base import ModelClient
@@ -67,7 +71,7 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
     started = time.perf_counter()
     log_dir.mkdir(parents=True, exist_ok=True)
     log = RequestLog(log_dir / LOG_FILE)
-    with tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{adapter.name}-") as scratch:
+    with scratch_folder(adapter.name) as scratch:
         workspace = write_workspace(script, Path(scratch) / "workspace", case.directory).resolve()
         model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log)
         observer = Observer(model)
@@ -87,6 +91,25 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
     found = capture.compactions(observer.seen, script, case.session)
     return Drive(adapter.name, version, script, outcome, observer.seen, found, time.perf_counter() - started,
                  failure, tail, errors, len(emulator.requests) - len(observer.seen))
+
+
+@contextmanager
+def scratch_folder(name: str) -> Iterator[str]:
+    """The case's scratch folder, removed after: the first free of /tmp/ch-NAME-00000000, -00000001, ...
+    A runtime's prompts name it (pi's working directory, codex's home), so a name that is the same from run
+    to run keeps their token counts the same too (a random one shifts them by a token or two)."""
+    root = Path(tempfile.gettempdir())
+    for number in itertools.count():
+        path = root / f"{SCRATCH_PREFIX}{name}-{number:08d}"
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        try:
+            yield str(path)
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
+        return
 
 
 def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Script,

@@ -59,6 +59,7 @@ class Sent:
     tokens: int
     cached: int
     shared: int  # exact prefix shared with the previous turn request (0 for the first)
+    before: int  # the previous turn request's tokens: the runtime's context when it sent this one
 
 
 def measured(seen: list[Observed]) -> dict[int, Sent]:
@@ -70,7 +71,7 @@ def measured(seen: list[Observed]) -> dict[int, Sent]:
     for item in sorted(seen, key=lambda s: s.seq):
         tokens = content_tokens(item.request)
         out[item.seq] = Sent(len(tokens), cache.lookup_and_store("runtime", tokens),
-                             _common(tokens, previous) if previous is not None else 0)
+                             _common(tokens, previous) if previous is not None else 0, len(previous or ()))
         if item.kind == "turn":
             previous = tokens
     return out
@@ -95,10 +96,10 @@ def compaction_price(found: RuntimeCompaction, sent: Mapping[int, Sent], pricing
     calls = [sent[r.seq] for r in found.requests]
     output = sum(_tokens.count(r.reply or "") for r in found.requests)
     call = Usage(sum(c.tokens for c in calls), sum(c.cached for c in calls), 0, output)
-    first = sent[found.after.seq] if found.after is not None else Sent(0, 0, 0)
+    first = sent[found.after.seq] if found.after is not None else Sent(0, 0, 0, 0)
     after = Usage(first.tokens, first.cached, 0, 0)
     call_usd, first_usd = _usd(call, pricing), _usd(after, pricing)
-    return {"input_tokens": call.input_tokens, "cached_tokens": call.cached_input_tokens,
+    return {"before_tokens": calls[0].before, "input_tokens": call.input_tokens, "cached_tokens": call.cached_input_tokens,
             "new_tokens": call.input_tokens - call.cached_input_tokens,
             "shared_prefix_tokens": calls[0].shared, "output_tokens": output, "call_usd": call_usd,
             "first_request": {"input_tokens": first.tokens, "cached_tokens": first.cached, "usd": first_usd}

@@ -35,6 +35,7 @@ def compaction_json(found: RuntimeCompaction, session: Session, window: int) -> 
     first = found.requests[0]
     return {"number": found.number, "position": found.position, "mid_turn": found.mid_turn,
             "steps_before": first.used_before, "calls": len(found.requests), "covers": found.covers,
+            "request_seqs": [r.seq for r in found.requests],  # in the request log
             "kept_ahead": len(found.kept), "request": _prompt(first.request),
             "summary_chars": len(found.summary), **check(found, session, window)}
 
