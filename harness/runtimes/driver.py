@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import shutil
 import tempfile
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 from harness.cases.schema import Case
+from harness.models import _tokens
 from harness.models.base import ModelClient
 from harness.models.emulator import Emulator, EmulatorServer
 from harness.runtimes import capture
@@ -71,6 +73,8 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
     started = time.perf_counter()
     log_dir.mkdir(parents=True, exist_ok=True)
     log = RequestLog(log_dir / LOG_FILE)
+    # the tokenizer loads once per process (seconds): load it while the runtime starts, not in its first request
+    threading.Thread(target=_tokens.encode, args=("",), daemon=True).start()
     with scratch_folder(adapter.name) as scratch:
         workspace = write_workspace(script, Path(scratch) / "workspace", case.directory).resolve()
         model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log)
