@@ -7,7 +7,9 @@ OpenAI wires pi and codex speak: a hit on the longest earlier prefix, from 1024 
 the emulator's token count of the request's content (`content_tokens`). A summarization call that sends the
 history first, as the turn requests did, reads most of its input from that cache (codex); one under its own
 system prompt with the history serialised into one message shares nothing (pi). `shared_prefix_tokens` is the
-exact prefix the call shares with the runtime's previous turn request, before the cache's rounding.
+exact prefix the call shares with the runtime's previous turn request, before the cache's rounding;
+`shared_history_tokens` the same with tool definitions set aside (Codex drops its tools from the call: its
+history goes unchanged, yet the prefix breaks at the tools that lead it).
 
 The first request after a compaction carries the summary and the tail the cache has not seen; what it still
 shares with earlier requests (the runtime's system prompt and tools) is read from the cache. Output is the
@@ -18,7 +20,7 @@ retention (a drive lasts seconds to minutes).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from harness.errors import HarnessError
@@ -60,6 +62,7 @@ class Sent:
     cached: int
     shared: int  # exact prefix shared with the previous turn request (0 for the first)
     before: int  # the previous turn request's tokens: the runtime's context when it sent this one
+    previous: Observed | None = None  # that request
 
 
 def measured(seen: list[Observed]) -> dict[int, Sent]:
@@ -67,13 +70,14 @@ def measured(seen: list[Observed]) -> dict[int, Sent]:
     previous turn request."""
     cache = OpenAIPrefixCache(clock=lambda: 0.0)
     previous: list[int] | None = None
+    last: Observed | None = None
     out: dict[int, Sent] = {}
     for item in sorted(seen, key=lambda s: s.seq):
         tokens = content_tokens(item.request)
         out[item.seq] = Sent(len(tokens), cache.lookup_and_store("runtime", tokens),
-                             _common(tokens, previous) if previous is not None else 0, len(previous or ()))
+                             _common(tokens, previous) if previous is not None else 0, len(previous or ()), last)
         if item.kind == "turn":
-            previous = tokens
+            previous, last = tokens, item
     return out
 
 
@@ -84,6 +88,14 @@ def _common(a: list[int], b: list[int]) -> int:
             break
         n += 1
     return n
+
+
+def _history_shared(call: Observed, previous: Observed | None) -> int:
+    """The prefix shared with the previous turn request once tool definitions are set aside: how much of the
+    history the call re-sends unchanged (Codex drops its tools from the call, which alone breaks the cache)."""
+    if previous is None:
+        return 0
+    return _common(*(content_tokens(replace(o.request, tools=())) for o in (call, previous)))
 
 
 def _usd(usage: Usage, pricing: Pricing) -> dict[str, float]:
@@ -101,7 +113,8 @@ def compaction_price(found: RuntimeCompaction, sent: Mapping[int, Sent], pricing
     call_usd, first_usd = _usd(call, pricing), _usd(after, pricing)
     return {"before_tokens": calls[0].before, "input_tokens": call.input_tokens, "cached_tokens": call.cached_input_tokens,
             "new_tokens": call.input_tokens - call.cached_input_tokens,
-            "shared_prefix_tokens": calls[0].shared, "output_tokens": output, "call_usd": call_usd,
+            "shared_prefix_tokens": calls[0].shared,
+            "shared_history_tokens": _history_shared(found.requests[0], calls[0].previous), "output_tokens": output, "call_usd": call_usd,
             "first_request": {"input_tokens": first.tokens, "cached_tokens": first.cached, "usd": first_usd}
             if found.after is not None else None,
             "whole_usd": {k: round(call_usd[k] + first_usd[k], 6) for k in ("on", "off")}}

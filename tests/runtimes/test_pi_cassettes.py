@@ -9,6 +9,7 @@ A short case (desktop-go-env-config, 4 prompts) at a 24K window and 4K output, w
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -63,14 +64,16 @@ def _logged(folder: Path) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines()]
 
 
+def _shared(tokens: list[int], other: list[int]) -> int:
+    shared = 0
+    while shared < min(len(tokens), len(other)) and tokens[shared] == other[shared]:
+        shared += 1
+    return shared
+
+
 def _hand_cached(tokens: list[int], earlier: list[list[int]]) -> int:
     """OpenAI's rule by hand: the longest prefix shared with an earlier prompt, in whole 128-token steps, from 1024."""
-    best = 0
-    for other in earlier:
-        shared = 0
-        while shared < min(len(tokens), len(other)) and tokens[shared] == other[shared]:
-            shared += 1
-        best = max(best, shared // 128 * 128)
+    best = max((_shared(tokens, other) // 128 * 128 for other in earlier), default=0)
     return best if best >= 1024 else 0
 
 
@@ -104,6 +107,10 @@ def test_a_compaction_is_priced_as_its_request_log_computes_by_hand(runs):
     assert (price["input_tokens"], price["cached_tokens"], price["output_tokens"]) == (len(tokens[at]), call_cached,
                                                                                       output)
     assert price["new_tokens"] == len(tokens[at]) - call_cached
+    previous = max(i for i in range(at) if entries[i]["kind"] == "turn")
+    assert price["shared_prefix_tokens"] == _shared(tokens[at], tokens[previous])
+    untooled = [content_tokens(replace(request_from_openai(entries[i]["body"], 4096), tools=())) for i in (at, previous)]
+    assert price["shared_history_tokens"] == _shared(*untooled)
     assert price["first_request"]["input_tokens"] == len(tokens[after])
     assert price["first_request"]["cached_tokens"] == first_cached > 0  # pi's system prompt and tools
     assert price["call_usd"] == {"on": _usd(len(tokens[at]) - call_cached, call_cached, output),
