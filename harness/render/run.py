@@ -24,13 +24,13 @@ from harness.render.html import write_html
 from harness.render.lost import lost_probes, markdown_lost
 from harness.render.plots import age_key, retention_plot
 from harness.render.risks import markdown_risks
+from harness.render.runtime import markdown_runtime
 from harness.render.estimate import ceiling_line, markdown_spend
 from harness.render.format import fixed, wilson_rate
 from harness.render.headline import (agreement_line, ceiling, fmt_cost, groups_line, headline_line, kind_rows,
                                      lead_headline, never_compacted_lines, nothing_compacted_line)
 from harness.render.terminal import print_lost, render_summary
 from harness.render.points import markdown_compaction_points
-from harness.render.runtime import markdown_runtime
 from harness.results.aggregate import GRADES
 from harness.results.headline import unreached
 
@@ -162,11 +162,10 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
     lines += [f"| {case} | {n} |" for case, n in agg["compactions"].items()]
     lines += ["", "```", *(f"{k}: {v}" for k, v in agg["summary"].items()), "```", "",
               f"Summarizer {fmt_cost(agg['cost'])}.", ""]
-    lines += markdown_runtime(run)
     lines += markdown_spend(agg.get("cost_by_role") or {})
     lines += [f"{line}.", ""] if (line := ceiling_line(agg.get("ceilings"))) else []
     lines += markdown_latency(run) + markdown_risks(run) + markdown_plots(run, path.parent)
-    lines += markdown_lost(lost_probes(run, path.parent), grade)
+    lines += markdown_lost(lost_probes(run, path.parent), grade) + markdown_runtime(run)
     lines += markdown_invalid(agg) + markdown_unreached(run)
     if agg["errors"]:
         lines += ["### Errors", "", *(f"- {c}: {e}" for c, e in agg["errors"].items()), ""]

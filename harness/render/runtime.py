@@ -1,81 +1,95 @@
-"""A real runtime's compactions in report.md and report.html: per compaction where it fired, the context before
-and after it, the summary's size, and its price on the cost study's terms (harness.runtimes.price), cache on
-and off; one row per case sums them. Empty for a run no runtime drove."""
+"""A real runtime's drive in the reports (run.json's per-case `runtime`, harness.runtimes.record): how far it got,
+each compaction it made (when, its prompt, what it kept, the summary's size, the checks only a running runtime
+shows), and how it stopped if it did. The summaries themselves and the graded probes are the run's own sections."""
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 from harness.render.markup import Cell, num, paragraph, section, table
+from harness.render.runtime_faults import faults_html, markdown_faults
+from harness.render.runtime_price import markdown_price, price_html
 
-HEADERS = ("case", "compaction", "before message", "mid-turn", "context before", "context after",
-           "call input (cached / new)", "summary tokens", "call $ on / off", "first request $ on / off",
-           "whole $ on / off")
-
-
-def _records(run: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    return [(key, record["runtime"]) for key, record in sorted(run.get("cases", {}).items())
-            if isinstance(record, dict) and record.get("runtime")]
+HEADERS = ("#", "before message", "mid-turn", "steps before", "request tokens", "history", "kept ahead",
+           "tail from", "summary chars", "tokens after", "checks")
+CHECKS = ("well_formed", "under_trigger", "resumed", "user_kept")
 
 
-def _usd(pair: dict[str, float] | None) -> str:
-    return "-" if not pair else f"{pair['on']:.4f} / {pair['off']:.4f}"
+def drives(run: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [(case, record["runtime"]) for case, record in run["cases"].items() if record.get("runtime")]
 
 
-def _row(case: str, entry: dict[str, Any]) -> list[str]:
-    price = entry.get("price") or {}
-    first = price.get("first_request") or {}
-    call = (f"{price['input_tokens']} ({price['cached_tokens']} / {price['new_tokens']})" if price else "-")
-    return [case, str(entry["number"]), str(entry["position"]), "yes" if entry.get("mid_turn") else "no",
-            str(price.get("before_tokens", "-")), str(entry.get("after_tokens", "-")), call,
-            str(price.get("output_tokens", "-")), _usd(price.get("call_usd")), _usd(first.get("usd")),
-            _usd(price.get("whole_usd"))]
+def _checks(compaction: dict[str, Any]) -> str:
+    """The checks that ran, `ok` when all held, else the ones that failed."""
+    ran = {name: compaction.get(name) for name in CHECKS if compaction.get(name) is not None}
+    if compaction.get("canary_in_summary") is not None:  # --canary: the summary must not carry it
+        ran["canary_kept_out"] = not compaction["canary_in_summary"]
+    canary = {True: "; canary in its request", False: "; canary not in its request"}.get(
+        compaction.get("canary_in_request"), "")
+    if not ran:
+        return "no request after it" + canary
+    failed = [name for name, held in ran.items() if not held]
+    return ("ok" if not failed else "FAILED: " + ", ".join(failed)) + canary
 
 
-def _total(case: str, runtime: dict[str, Any]) -> list[str]:
-    price = runtime["price"]
-    call = f"{price['input_tokens']} ({price['cached_tokens']} / {price['new_tokens']})"
-    return [case, f"all {price['compactions']}", "-", "-", "-", "-", call, str(price["output_tokens"]),
-            _usd(price["call_usd"]), _usd(price["first_request_usd"]), _usd(price["whole_usd"])]
+def _row(c: dict[str, Any]) -> list[str]:
+    request = c.get("request") or {}
+    return [str(c["number"]), str(c["position"]), "yes" if c["mid_turn"] else "no", str(c["steps_before"]),
+            str(request.get("tokens", "-")), str(request.get("history", "-")), str(c["kept_ahead"]), str(c["covers"]),
+            str(c["summary_chars"]), str(c.get("after_tokens", "-")), _checks(c)]
 
 
-def rows(run: dict[str, Any]) -> list[list[str]]:
-    out = []
-    for case, runtime in _records(run):
-        out += [_row(case, entry) for entry in runtime.get("compactions", [])]
-        if runtime.get("price") and runtime["price"]["compactions"] > 1:
-            out.append(_total(case, runtime))
-    return out
-
-
-def note(run: dict[str, Any]) -> str:
-    records = _records(run)
-    if not records:
-        return ""
-    first = records[0][1]
-    price = first.get("price")
-    priced = (f"Priced as {price['model']} ({price['cache_rule']}); tokens o200k; the first request after a "
-              f"compaction is billed as input only." if price else "Not priced.")
-    return (f"{first['runtime']} {first['version']}: where each of its own compactions fired (the first case message "
-            f"it had not sent), its context before (the last turn request) and after (the first request after "
-            f"it), in tokens. {priced}")
+def status(drive: dict[str, Any]) -> str:
+    got = (f"{drive['runtime']} {drive['version']}: {drive['steps_used']} of {drive['steps']} steps in "
+           f"{drive['seconds']} s, {len(drive['compactions'])} compaction(s) "
+           f"({drive['compactions_per_turn']} per turn), requests {drive['requests']}")
+    if drive.get("stopped"):
+        got += f"; STOPPED before case message {drive['stopped_position']}: {drive['stopped'].rstrip('.')}"
+    if drive.get("probes_lost_to_cuts"):
+        got += f"; probes lost to its own output cuts: {', '.join(drive['probes_lost_to_cuts'])}"
+    return got
 
 
 def markdown_runtime(run: dict[str, Any]) -> list[str]:
-    table_rows = rows(run)
-    if not _records(run):
+    found = drives(run)
+    if not found:
         return []
-    lines = ["### Runtime compactions", "", note(run), ""]
-    if not table_rows:
-        return lines + ["No compaction.", ""]
-    lines += ["| " + " | ".join(HEADERS) + " |", "| " + " | ".join("---" for _ in HEADERS) + " |"]
-    lines += ["| " + " | ".join(row) + " |" for row in table_rows]
-    return lines + [""]
+    lines = ["### Runtime compactions", ""]
+    for case, drive in found:
+        lines += [f"**{case}**: {status(drive)}.", ""]
+        if drive["compactions"]:
+            lines += ["| " + " | ".join(HEADERS) + " |", "|" + " --- |" * len(HEADERS)]
+            lines += ["| " + " | ".join(_row(c)) + " |" for c in drive["compactions"]]
+            lines += ["", *_prompts_markdown(drive["compactions"][0]), ""]
+            lines += markdown_price(drive)
+    return lines + markdown_faults(run)
+
+
+def _prompts_markdown(first: dict[str, Any]) -> list[str]:
+    request = first.get("request") or {}
+    heads = [(name, request.get(key)) for name, key in (("system", "system"), ("last user message", "last_user"))]
+    return [f"Its summarization prompt ({name}): `{' '.join(text.split())[:300]}`" for name, text in heads if text]
 
 
 def runtime_section(run: dict[str, Any]) -> str:
-    if not _records(run):
+    found = drives(run)
+    if not found:
         return ""
-    table_rows = [[num(int(c)) if c.isdigit() else Cell(c) for c in row] for row in rows(run)]
-    return section("runtime", "Runtime compactions", paragraph(note(run)),
-                   table(HEADERS, table_rows) if table_rows else paragraph("No compaction."))
+    parts = []
+    for case, drive in found:
+        parts.append(paragraph(f"{case}: {status(drive)}.", "fail" if drive.get("stopped") else ""))
+        if drive["compactions"]:
+            rows = [[num(v) if i and v.isdigit() else Cell(v) for i, v in enumerate(_row(c))]
+                    for c in drive["compactions"]]
+            parts.append(table(HEADERS, rows))
+            request = drive["compactions"][0].get("request") or {}
+            prompt = "\n\n".join(t for t in (request.get("system"), request.get("last_user")) if t)
+            if prompt:
+                parts.append(f"<details><summary>its summarization prompt (heads)</summary><pre>{escape(prompt)}"
+                             f"</pre></details>")
+            parts.append(price_html(drive))
+    return section("runtime", "Runtime compactions", *parts, faults_html(run))
+
+
+__all__ = ["markdown_runtime", "runtime_section"]

@@ -22,7 +22,7 @@ from harness.results.schema import (CaseOutcome, CaseRecord, ContextRecord, Cost
                                     Timeline, TimingRecord, Timings, UsageTotals)
 from harness.run.config import RunConfig, RunPlan, plan_run
 from harness.run.failed_requests import Named
-from harness.run.grading import Answerers, grade_probes
+from harness.run.grading import Answerers, Stopped, grade_probes
 from harness.run.spend import Meters, role_costs
 from harness.scripted.normalise import key_normaliser
 
@@ -90,7 +90,8 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
             sizes = plan.policy_config(case)
             case, runtime = driven_case(case, plan.runtime, clients.get(config.summarizer_spec), plan.runtime_logs,
                                         config.runtime_compaction, sizes.context_window, sizes.max_output_tokens,
-                                        config.runtime_settings, pricing_of(plan))
+                                        config.runtime_settings, config.runtime_fault, config.runtime_canary,
+                                        pricing_of(plan))
         policy_config = plan.policy_config(case)
         policy = make_policy(config.policy, policy_config)
         if config.at_points:
@@ -108,7 +109,8 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
         judge = Named(meters.judge, "judge") if meters.judge is not None else None
         answerers = Answerers(Named(meters.answerer, "answer"), plan.answerer.model, judge,
                               judge_spec.model if judge_spec else "")
-        probes = grade_probes(case, replay, answerers, plan.answerer_window(case), compactor.failure)
+        probes = grade_probes(case, replay, answerers, plan.answerer_window(case), compactor.failure,
+                              Stopped.of(runtime))
         graded = time.perf_counter()
     finally:
         clients.close()

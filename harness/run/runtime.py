@@ -20,13 +20,15 @@ from harness.runtimes.record import drive_json
 
 
 def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path | None, compaction: bool,
-                window: int, max_output: int, settings: tuple[tuple[str, str], ...] = (),
-                pricing: Pricing | None = None) -> tuple[Case, dict[str, Any]]:
+                window: int, max_output: int, settings: tuple[tuple[str, str], ...] = (), fault: Any = None,
+                canary: bool = False, pricing: Pricing | None = None) -> tuple[Case, dict[str, Any]]:
     """(the case with the runtime's compactions as its session's, the drive as run.json keeps it, each
-    compaction priced by `pricing`)."""
+    compaction priced by `pricing`). With a fault injected, a runtime that crashes or hangs has stopped (a
+    graded finding, as a turn it gives up); a drift still fails the case."""
     log_dir = (logs or Path(tempfile.mkdtemp(prefix="ch-runtime-logs-"))) / case.id
     done = drive(case, installed.adapter, installed.binary, installed.version, summarizer, log_dir,
-                 compaction=compaction, window=window, max_output=max_output, settings=settings)
+                 compaction=compaction, window=window, max_output=max_output, settings=settings, fault=fault,
+                 canary=canary)
     if not done.ok:
         tail = " | ".join(done.stderr_tail[-5:])
         raise HarnessError(f"{installed.adapter.pin} on {case.id}: {done.failure or done.outcome.describe()}"

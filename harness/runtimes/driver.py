@@ -25,6 +25,8 @@ from harness.runtimes.home import Settings, prepare, values
 from harness.runtimes.observe import Observed, Observer
 from harness.runtimes.process import RuntimeFailed
 from harness.runtimes.session import open_session
+from harness.scripted.canary import canary_for, planted
+from harness.scripted.faults import SummaryFault
 from harness.scripted.fixtures import write_workspace
 from harness.scripted.log import RequestLog
 from harness.scripted.model import Outcome, ScriptedModel
@@ -48,13 +50,20 @@ class Drive:
     compactions: list[capture.RuntimeCompaction]
     seconds: float
     failure: str | None = None  # a drift, a crash or a timeout: the step and the runtime's last stderr lines
+    # The runtime itself gave up a turn (alive, no drift: it ended a prompt without asking for the turn's next
+    # step, e.g. pi's failed overflow recovery): a finding about the runtime, graded, not a harness error.
+    stopped: str | None = None
+    stopped_position: int | None = None  # the first case message it never asked for
     stderr_tail: tuple[str, ...] = field(default=())
     errors: tuple[str, ...] = ()  # what the runtime reported going wrong without losing a turn
     refused: int = 0  # requests the server refused before any model saw them (past the window)
+    fault: SummaryFault | None = None  # injected on its summarization calls
+    canary: str | None = None  # planted in its first short tool output
+    hung: bool = False  # the harness's timeout ended it
 
     @property
     def ok(self) -> bool:
-        return self.failure is None and self.outcome.exit_code == 0
+        return self.failure is None and (self.stopped is not None or self.outcome.exit_code == 0)
 
 
 def base_url(server: EmulatorServer, wire: str) -> str:
@@ -64,11 +73,14 @@ def base_url(server: EmulatorServer, wire: str) -> str:
 
 def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summarizer: ModelClient,
           log_dir: Path, *, compaction: bool = True, window: int | None = None,
-          max_output: int | None = None, settings: tuple[tuple[str, str], ...] = ()) -> Drive:
-    """`window` and `max_output` default to the case's (a run's --window/--set overrides them)."""
+          max_output: int | None = None, settings: tuple[tuple[str, str], ...] = (),
+          fault: SummaryFault | None = None, canary: bool = False) -> Drive:
+    """`window` and `max_output` default to the case's (a run's --window/--set overrides them); `fault` is
+    injected on its summarization calls, `canary` plants a secret in its first short tool output."""
     window = window or case.context_window
     max_output = max_output or case.max_output_tokens
-    script = script_from_session(case.session)
+    secret = canary_for(case.id) if canary else None
+    script = script_from_session(planted(case.session, secret) if secret else case.session)
     signatures = signatures_from({adapter.name: adapter.signatures}, adapter.source)
     started = time.perf_counter()
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -77,24 +89,40 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
     threading.Thread(target=_tokens.encode, args=("",), daemon=True).start()
     with scratch_folder(adapter.name) as scratch:
         workspace = write_workspace(script, Path(scratch) / "workspace", case.directory).resolve()
-        model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log)
+        model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log,
+                              fault=fault)
         observer = Observer(model)
         emulator = Emulator(responder=observer, windows={MODEL_NAME: window})
-        failure, tail, errors = None, (), ()
+        sent = Sent()
         try:
             with EmulatorServer(0, emulator=emulator) as server:
                 chosen = Settings(base_url(server, adapter.wire), MODEL_NAME, window, max_output, compaction,
                                   tuple(with_settings(adapter, settings).items()))
                 filled = values(adapter, binary, Path(scratch) / "home", workspace, chosen)
-                failure, tail, errors = _send_all(adapter, filled, workspace, script, model, log_dir)
+                sent = _send_all(adapter, filled, workspace, script, model, log_dir)
         finally:
             log.close()
     outcome = model.outcome()
-    if failure is None and outcome.stopped:
-        failure = outcome.stopped
+    failure, stopped, errors = sent.failure or outcome.stopped, sent.stopped, sent.errors
+    if fault is not None and failure is not None and outcome.stopped is None:
+        # with a fault injected, its crash or hang is the runtime's finding; a crash is an error the user saw
+        failure, stopped, errors = None, failure, errors + (() if sent.hung else (failure,))
     found = capture.compactions(observer.seen, script, case.session)
+    position = capture.next_position(outcome.used, script, case.session) if stopped else None
     return Drive(adapter.name, version, script, outcome, observer.seen, found, time.perf_counter() - started,
-                 failure, tail, errors, len(emulator.requests) - len(observer.seen))
+                 failure, stopped, position, sent.tail, errors, len(emulator.requests) - len(observer.seen),
+                 fault, secret, sent.hung)
+
+
+@dataclass(frozen=True)
+class Sent:
+    """How sending the prompts ended: a failure (drift, crash, timeout) or a turn the runtime gave up."""
+
+    failure: str | None = None
+    stopped: str | None = None
+    tail: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    hung: bool = False  # the harness's timeout ended the runtime
 
 
 @contextmanager
@@ -117,25 +145,26 @@ def scratch_folder(name: str) -> Iterator[str]:
 
 
 def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Script,
-              model: ScriptedModel, log_dir: Path) -> tuple[str | None, tuple[str, ...], tuple[str, ...]]:
-    """Send every prompt; stop at the first drift or runtime failure. (failure, stderr tail, errors reported)."""
+              model: ScriptedModel, log_dir: Path) -> Sent:
+    """Send every prompt; stop at the first drift, runtime failure or turn the runtime gave up."""
     env = prepare(adapter, filled, workspace)
     session = open_session(adapter, filled, workspace, env, log_dir)
     try:
         for number, prompt in enumerate(script.prompts, start=1):
             session.send(prompt)
             if model.stopped:
-                return model.stopped, session.stderr_tail(), tuple(session.errors)
+                return Sent(model.stopped, None, session.stderr_tail(), tuple(session.errors))
             due = sum(1 for step in script.steps if step.turn < number)  # every step of this turn and before
-            if model.used < due:
+            if model.used < due:  # later prompts would meet a script the runtime left behind: stop here
                 said = session.last_error()
-                return (f"{adapter.name} ended prompt {number} without asking for step {model.used + 1}"
-                        f"{f': {said}' if said else ''}"), session.stderr_tail(), tuple(session.errors)
-        return None, (), tuple(session.errors)
+                return Sent(None, f"{adapter.name} ended prompt {number} without asking for step {model.used + 1}"
+                            f"{f': {said}' if said else ''}", session.stderr_tail(), tuple(session.errors))
+        return Sent(errors=tuple(session.errors))
     except RuntimeFailed as exc:
         if model.stopped:  # the runtime failed because the server refused a drifted request
-            return model.stopped, exc.stderr_tail, tuple(session.errors)
+            return Sent(model.stopped, None, exc.stderr_tail, tuple(session.errors))
         step = model.used + 1
-        return f"{adapter.name} at step {step} (prompt {number}): {exc}", exc.stderr_tail, tuple(session.errors)
+        return Sent(f"{adapter.name} at step {step} (prompt {number}): {exc}", None, exc.stderr_tail,
+                    tuple(session.errors), exc.timed_out)
     finally:
         session.close()

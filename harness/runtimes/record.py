@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from harness.models.base import ModelRequest
+from harness.runtimes.canary import canary_checks
 from harness.runtimes.capture import RuntimeCompaction
 from harness.runtimes.checks import check, request_tokens
 from harness.runtimes.driver import Drive
+from harness.runtimes.faults import fault_json
 from harness.runtimes.price import Pricing, priced
 from harness.cases.schema import Case
 from harness.session import Session
@@ -31,13 +33,15 @@ def _prompt(request: ModelRequest) -> dict[str, Any]:
             "history": "serialised" if len(request.messages) <= 2 else "items"}
 
 
-def compaction_json(found: RuntimeCompaction, session: Session, window: int) -> dict[str, Any]:
+def compaction_json(found: RuntimeCompaction, session: Session, window: int,
+                    canary: str | None = None) -> dict[str, Any]:
     first = found.requests[0]
     return {"number": found.number, "position": found.position, "mid_turn": found.mid_turn,
             "steps_before": first.used_before, "calls": len(found.requests), "covers": found.covers,
             "request_seqs": [r.seq for r in found.requests],  # in the request log
             "kept_ahead": len(found.kept), "request": _prompt(first.request),
-            "summary_chars": len(found.summary), **check(found, session, window)}
+            "summary_chars": len(found.summary), **check(found, session, window),
+            **(canary_checks(found, canary) if canary else {})}
 
 
 def sent_outputs(drive: Drive) -> dict[str, str]:
@@ -72,7 +76,7 @@ def cuts(drive: Drive, case: Case) -> dict[str, Any]:
 def drive_json(drive: Drive, case: Case, window: int, pricing: Pricing | None = None) -> dict[str, Any]:
     """`pricing`: each compaction priced on the cost study's terms (price.py), per compaction and summed."""
     session = case.session
-    compactions = [compaction_json(c, session, window) for c in drive.compactions]
+    compactions = [compaction_json(c, session, window, drive.canary) for c in drive.compactions]
     price = None
     if pricing is not None:
         rows, price = priced(drive.compactions, drive.seen, pricing)
@@ -83,7 +87,9 @@ def drive_json(drive: Drive, case: Case, window: int, pricing: Pricing | None = 
     return {"runtime": drive.runtime, "version": drive.version, "seconds": round(drive.seconds, 2),
             "steps": drive.outcome.steps, "steps_used": drive.outcome.used, "requests": kinds,
             "compactions_per_turn": round(len(drive.compactions) / turns, 3),
-            "failure": drive.failure, "stderr_tail": list(drive.stderr_tail), "errors": list(drive.errors),
+            "failure": drive.failure, "stopped": drive.stopped, "stopped_position": drive.stopped_position,
+            "stderr_tail": list(drive.stderr_tail), "errors": list(drive.errors),
             "refused_past_window": drive.refused,
-            **cuts(drive, case),
+            **cuts(drive, case), **({"faults": fault_json(drive)} if drive.fault else {}),
+            **({"canary": True} if drive.canary else {}),
             "compactions": compactions, **({"price": price} if price is not None else {})}
