@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 from typing import Any
 
 REDACTED = "<redacted>"
@@ -74,6 +75,7 @@ def _secrets(extra: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(s for s in (*extra, *environment_secrets()) if len(s) >= MIN_SECRET_CHARS)
 
 
+@lru_cache(maxsize=4096)  # a runtime's request log scrubs the same history again on every turn
 def _scrub(text: str, secrets: tuple[str, ...]) -> str:
     if not text:
         return text

@@ -11,7 +11,7 @@ import sys
 
 import httpx2
 
-from harness.models.cassette import CassetteTransport
+from harness.models.cassette import CassetteTransport, one_run
 from harness.models.emulator import EmulatorTransport
 from test_failed_requests import EMULATED, PROBES, SESSION
 from test_runner import make_case
@@ -46,6 +46,22 @@ def test_a_re_recording_replaces_only_what_the_file_held_when_it_opened(tmp_path
     _post(again, "fresh")
     recorded = json.loads(path.read_text())["interactions"]
     assert [i["request"]["body"]["messages"][0]["content"] for i in recorded] == ["meanwhile", "fresh"]
+
+
+def test_within_one_run_a_re_recording_keeps_what_an_earlier_configuration_recorded(tmp_path):
+    """`run --policy A --runtime pi --record-mode all`: each configuration opens the case's cassette in `all`;
+    the later one replaces what an earlier run left, not what the first configuration just recorded."""
+    path = tmp_path / "case" / "openai-gpt-5.json"
+    _post(CassetteTransport(path, inner=EmulatorTransport(), mode="new", case_id="case"), "before the run")
+    with one_run():
+        _post(CassetteTransport(path, inner=EmulatorTransport(), mode="all", case_id="case"), "first configuration")
+        _post(CassetteTransport(path, inner=EmulatorTransport(), mode="all", case_id="case"), "second configuration")
+    recorded = json.loads(path.read_text())["interactions"]
+    assert [i["request"]["body"]["messages"][0]["content"] for i in recorded] == ["first configuration",
+                                                                                  "second configuration"]
+    replay = CassetteTransport(path, inner=None, mode="none", case_id="case")
+    for text in ("first configuration", "second configuration"):
+        _post(replay, text)
 
 
 def _run(cases, cassettes, out, mode: str, tail: int) -> subprocess.Popen:

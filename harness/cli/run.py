@@ -137,7 +137,10 @@ def command(args: argparse.Namespace) -> int:
                            f"--include-drafts runs them)", markup=False)
     if price_first(args, cases, configs):
         return 0
-    result = run_configurations(cases, configs, run_options, RunProgress(as_json=args.json))
+    from harness.models.cassette import one_run
+
+    with one_run():
+        result = run_configurations(cases, configs, run_options, RunProgress(as_json=args.json))
     show_runs(result, as_json=args.json)
     return 1 if result.failed else 0
 

@@ -17,8 +17,9 @@ import hashlib
 import json
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import httpx2
 
@@ -27,6 +28,21 @@ from harness.models.base import LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER
 from harness.models.cassette_file import check_cassette, entry_key, save_cassette
 from harness.models.reply import reply_problem
 from harness.redact import scrub_value
+
+# Inside `one_run()`: every exchange recorded so far by this run (any writer, any cassette).
+_RUN_RECORDED: set[tuple[Any, ...]] | None = None
+
+
+@contextmanager
+def one_run() -> Iterator[None]:
+    """One `run` invocation: its configurations share a case's cassette, so a `--record-mode all` writer opened
+    for a later configuration replaces what was on disk before the run, never what an earlier one recorded."""
+    global _RUN_RECORDED
+    _RUN_RECORDED = set()
+    try:
+        yield
+    finally:
+        _RUN_RECORDED = None
 
 # Transient failures are retried by the SDK; recording them would make every replay sleep and retry.
 _UNRECORDED_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
@@ -88,7 +104,8 @@ class CassetteTransport(httpx2.BaseTransport):
         self.interactions = [i for i in on_disk
                              if self.mode != "all" and not (self.mode == "new" and _reply_problem(i))]
         kept = {id(i) for i in self.interactions}
-        self._replaced = frozenset(entry_key(i) for i in on_disk if id(i) not in kept)
+        this_run = _RUN_RECORDED or set()  # recorded by an earlier configuration of this run: kept (one_run)
+        self._replaced = frozenset(entry_key(i) for i in on_disk if id(i) not in kept and entry_key(i) not in this_run)
         self._recorded: list[dict[str, Any]] = []  # what this writer added, joined with the file on each save
         self._queues: dict[str, list[int]] = {}
         for index, interaction in enumerate(self.interactions):
@@ -175,6 +192,8 @@ class CassetteTransport(httpx2.BaseTransport):
             "recorded_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         })
         self._recorded.append(self.interactions[-1])
+        if _RUN_RECORDED is not None:
+            _RUN_RECORDED.add(entry_key(self.interactions[-1]))
         queue = self._queues.setdefault(digest, [])
         queue.append(len(self.interactions) - 1)
         self._served[digest] = len(queue)

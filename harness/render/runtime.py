@@ -9,6 +9,7 @@ from typing import Any
 
 from harness.render.markup import Cell, num, paragraph, section, table
 from harness.render.runtime_faults import faults_html, markdown_faults
+from harness.render.runtime_price import markdown_price, price_html
 
 HEADERS = ("#", "before message", "mid-turn", "steps before", "request tokens", "history", "kept ahead",
            "tail from", "summary chars", "tokens after", "checks")
@@ -61,6 +62,7 @@ def markdown_runtime(run: dict[str, Any]) -> list[str]:
             lines += ["| " + " | ".join(HEADERS) + " |", "|" + " --- |" * len(HEADERS)]
             lines += ["| " + " | ".join(_row(c)) + " |" for c in drive["compactions"]]
             lines += ["", *_prompts_markdown(drive["compactions"][0]), ""]
+            lines += markdown_price(drive)
     return lines + markdown_faults(run)
 
 
@@ -86,6 +88,7 @@ def runtime_section(run: dict[str, Any]) -> str:
             if prompt:
                 parts.append(f"<details><summary>its summarization prompt (heads)</summary><pre>{escape(prompt)}"
                              f"</pre></details>")
+            parts.append(price_html(drive))
     return section("runtime", "Runtime compactions", *parts, faults_html(run))
 
 

@@ -24,6 +24,7 @@ from harness.run.config import RunConfig, RunPlan, plan_run
 from harness.run.failed_requests import Named
 from harness.run.grading import Answerers, Stopped, grade_probes
 from harness.run.spend import Meters, role_costs
+from harness.scripted.normalise import key_normaliser
 
 
 @dataclass
@@ -41,8 +42,10 @@ class Clients:
             if self.plan.spec(spec).provider != "builtin":
                 cassette = cassette_path(self.plan.cassettes, self.case_id, spec)
             config = self.plan.config
+            # a runtime's prompts carry its scratch paths, dates and minted ids: keys normalise them
+            key = key_normaliser(None) if self.plan.runtime is not None else None
             self.opened[spec] = open_client(spec, cassette_path=cassette, record_mode=config.record_mode,
-                                            case_id=self.case_id, timeout=config.request_timeout,
+                                            case_id=self.case_id, timeout=config.request_timeout, cassette_key=key,
                                             max_retries=config.retries, transport=self.plan.transport(spec),
                                             limiter=self.plan.limiter(spec), record_errors=config.record_errors)
         return self.opened[spec]
@@ -82,12 +85,13 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
             summarizer = ControlSummarizer(config.control, summarizer)
         runtime = None
         if plan.runtime is not None:  # the runtime compacts with its own trigger, prompt and tail; we replay it
-            from harness.run.runtime import driven_case
+            from harness.run.runtime import driven_case, pricing_of
 
             sizes = plan.policy_config(case)
             case, runtime = driven_case(case, plan.runtime, clients.get(config.summarizer_spec), plan.runtime_logs,
                                         config.runtime_compaction, sizes.context_window, sizes.max_output_tokens,
-                                        config.runtime_settings, config.runtime_fault, config.runtime_canary)
+                                        config.runtime_settings, config.runtime_fault, config.runtime_canary,
+                                        pricing_of(plan))
         policy_config = plan.policy_config(case)
         policy = make_policy(config.policy, policy_config)
         if config.at_points:

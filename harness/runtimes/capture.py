@@ -43,6 +43,7 @@ class RuntimeCompaction:
 def compactions(seen: list[Observed], script: Script, session: Session) -> list[RuntimeCompaction]:
     found: list[RuntimeCompaction] = []
     for calls, after in groups(seen):
+        calls = _in_use_order(calls, after)
         summaries = [c.reply for c in calls if c.reply]
         position, mid_turn = _position(calls[0].used_before, script, session)
         kept, covers, summary = _context(after, summaries, session, position)
@@ -73,6 +74,21 @@ def groups(seen: list[Observed]) -> list[tuple[list[Observed], Observed | None]]
     if open_calls:
         groups.append((open_calls, None))
     return groups
+
+
+def _in_use_order(calls: list[Observed], after: Observed | None) -> list[Observed]:
+    """A compaction's calls in the order its summaries appear in the request after it (pi sends its history
+    and turn-prefix calls at once, so their arrival order varies from run to run); arrival order otherwise."""
+    if after is None or len(calls) < 2:
+        return calls
+    shown = "\n".join(m.content for m in after.request.messages)
+
+    def place(call: Observed) -> int:
+        head = (call.reply or "").strip()[:200]
+        found = shown.find(head) if head else -1
+        return found if found >= 0 else len(shown)
+
+    return sorted(calls, key=lambda c: (place(c), c.seq))
 
 
 def _user_indices(session: Session) -> list[int]:

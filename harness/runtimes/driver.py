@@ -5,12 +5,18 @@ What comes out is what the server saw (observe.py) and the runtime's compactions
 
 from __future__ import annotations
 
+import itertools
+import shutil
 import tempfile
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from harness.cases.schema import Case
+from harness.models import _tokens
 from harness.models.base import ModelClient
 from harness.models.emulator import Emulator, EmulatorServer
 from harness.runtimes import capture
@@ -24,6 +30,7 @@ from harness.scripted.faults import SummaryFault
 from harness.scripted.fixtures import write_workspace
 from harness.scripted.log import RequestLog
 from harness.scripted.model import Outcome, ScriptedModel
+from harness.scripted.normalise import SCRATCH_PREFIX
 from harness.scripted.signatures import signatures_from
 from harness.scripted.steps import Script, script_from_session
 
@@ -78,7 +85,9 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
     started = time.perf_counter()
     log_dir.mkdir(parents=True, exist_ok=True)
     log = RequestLog(log_dir / LOG_FILE)
-    with tempfile.TemporaryDirectory(prefix=f"ch-{adapter.name}-") as scratch:
+    # the tokenizer loads once per process (seconds): load it while the runtime starts, not in its first request
+    threading.Thread(target=_tokens.encode, args=("",), daemon=True).start()
+    with scratch_folder(adapter.name) as scratch:
         workspace = write_workspace(script, Path(scratch) / "workspace", case.directory).resolve()
         model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log,
                               fault=fault)
@@ -114,6 +123,25 @@ class Sent:
     tail: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
     hung: bool = False  # the harness's timeout ended the runtime
+
+
+@contextmanager
+def scratch_folder(name: str) -> Iterator[str]:
+    """The case's scratch folder, removed after: the first free of /tmp/ch-NAME-00000000, -00000001, ...
+    A runtime's prompts name it (pi's working directory, codex's home), so a name that is the same from run
+    to run keeps their token counts the same too (a random one shifts them by a token or two)."""
+    root = Path(tempfile.gettempdir())
+    for number in itertools.count():
+        path = root / f"{SCRATCH_PREFIX}{name}-{number:08d}"
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        try:
+            yield str(path)
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
+        return
 
 
 def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Script,

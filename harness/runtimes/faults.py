@@ -38,7 +38,7 @@ def _outcome(calls: list[Observed], after: Observed | None, compacted: set[int],
 
 
 def attempts(drive: Drive) -> list[dict[str, Any]]:
-    compacted = {found.requests[0].seq for found in drive.compactions}
+    compacted = {call.seq for found in drive.compactions for call in found.requests}  # any order (capture.py)
     found = []
     for number, (calls, after) in enumerate(groups(drive.seen), start=1):
         sends = Counter(c.digest for c in calls)

@@ -12,6 +12,7 @@ from harness.runtimes.capture import RuntimeCompaction
 from harness.runtimes.checks import check, request_tokens
 from harness.runtimes.driver import Drive
 from harness.runtimes.faults import fault_json
+from harness.runtimes.price import Pricing, priced
 from harness.cases.schema import Case
 from harness.session import Session
 
@@ -37,6 +38,7 @@ def compaction_json(found: RuntimeCompaction, session: Session, window: int,
     first = found.requests[0]
     return {"number": found.number, "position": found.position, "mid_turn": found.mid_turn,
             "steps_before": first.used_before, "calls": len(found.requests), "covers": found.covers,
+            "request_seqs": [r.seq for r in found.requests],  # in the request log
             "kept_ahead": len(found.kept), "request": _prompt(first.request),
             "summary_chars": len(found.summary), **check(found, session, window),
             **(canary_checks(found, canary) if canary else {})}
@@ -71,8 +73,15 @@ def cuts(drive: Drive, case: Case) -> dict[str, Any]:
     return {"outputs_cut": len(cut), "probes_lost_to_cuts": lost}
 
 
-def drive_json(drive: Drive, case: Case, window: int) -> dict[str, Any]:
+def drive_json(drive: Drive, case: Case, window: int, pricing: Pricing | None = None) -> dict[str, Any]:
+    """`pricing`: each compaction priced on the cost study's terms (price.py), per compaction and summed."""
     session = case.session
+    compactions = [compaction_json(c, session, window, drive.canary) for c in drive.compactions]
+    price = None
+    if pricing is not None:
+        rows, price = priced(drive.compactions, drive.seen, pricing)
+        for entry, row in zip(compactions, rows):
+            entry["price"] = row
     kinds = {k: sum(1 for s in drive.seen if s.kind == k) for k in ("turn", "compaction", "side")}
     turns = max(1, len(drive.script.prompts))
     return {"runtime": drive.runtime, "version": drive.version, "seconds": round(drive.seconds, 2),
@@ -83,4 +92,4 @@ def drive_json(drive: Drive, case: Case, window: int) -> dict[str, Any]:
             "refused_past_window": drive.refused,
             **cuts(drive, case), **({"faults": fault_json(drive)} if drive.fault else {}),
             **({"canary": True} if drive.canary else {}),
-            "compactions": [compaction_json(c, session, window, drive.canary) for c in drive.compactions]}
+            "compactions": compactions, **({"price": price} if price is not None else {})}

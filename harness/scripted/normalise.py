@@ -1,5 +1,5 @@
 """Cassette keys for a runtime's compaction requests: what varies between two runs of the same runtime on the
-same case (dates and times, the scratch workspace's path, session/request ids, uuids) is replaced by a fixed
+same case (dates and times, the scratch workspace's and home's paths, session/request ids, uuids) is replaced by a fixed
 stand-in in the request's canonical form before it is hashed. Only the key changes: the summarizer under test
 still receives the request as the runtime sent it."""
 
@@ -15,6 +15,13 @@ _TIME = re.compile(r"\b\d{1,2}:\d{2}:\d{2}\b")
 # Ids runtimes mint per session or request: Codex's call ids and thread ids, opencode's ses_/msg_/prt_ ids.
 _MINTED = re.compile(r"\b(?:call|ses|msg|prt|req|resp|run|thread|chatcmpl|toolu)_[A-Za-z0-9]{8,}\b")
 _LONG_HEX = re.compile(r"\b[0-9a-f]{24,}\b")
+# What Codex wraps each command output in: a random chunk id and the measured wall time.
+_CHUNK = re.compile(r"\bChunk ID: [0-9a-f]+\b")
+_WALL = re.compile(r"\bWall time: \d+(?:\.\d+)? seconds\b")
+# The scratch folder the runtime driver makes per case (tempfile, prefix SCRATCH_PREFIX + runtime name + "-"):
+# its home and workspace paths reach a runtime's prompts (Codex's environment context names its home).
+SCRATCH_PREFIX = "ch-"
+_SCRATCH = re.compile(r"[^\s\"'`=:,;()<>]*/" + SCRATCH_PREFIX + r"[A-Za-z0-9._-]+-[a-z0-9_]{8}(?![A-Za-z0-9_])")
 
 
 def key_normaliser(workspace: str | None) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -34,6 +41,8 @@ def key_normaliser(workspace: str | None) -> Callable[[dict[str, Any]], dict[str
 def normalise_text(text: str, workspace: str | None = None) -> str:
     if workspace:
         text = text.replace(workspace.rstrip("/"), "<workspace>")
+    text = _SCRATCH.sub("<scratch>", text)
+    text = _WALL.sub("Wall time: <seconds>", _CHUNK.sub("Chunk ID: <id>", text))
     text = _UUID.sub("<uuid>", text)
     text = _TIMESTAMP.sub("<timestamp>", text)
     text = _DATE.sub("<date>", text)

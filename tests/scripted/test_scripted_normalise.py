@@ -18,6 +18,19 @@ def test_dates_paths_and_ids_are_replaced_and_the_rest_is_kept():
         "DefaultTimeoutMS = 1800")
 
 
+def test_the_drivers_scratch_folders_are_replaced_wherever_they_appear():
+    """Codex names its home (beside the workspace, in the driver's scratch folder) in its environment context."""
+    text = 'codex_home: AbsolutePathBuf("/tmp/ch-codex-w3mgv8vf/home/codex"); cwd=/var/tmp/ch-my-pi-ab_d1234/ws'
+    assert normalise_text(text) == 'codex_home: AbsolutePathBuf("<scratch>/home/codex"); cwd=<scratch>/ws'
+    assert normalise_text("/tmp/ch-codex-w3mgv8vfx and ch-codex-w3mgv8vf") == "/tmp/ch-codex-w3mgv8vfx and ch-codex-w3mgv8vf"
+
+
+def test_codex_output_wrappers_lose_their_chunk_id_and_wall_time():
+    text = "Chunk ID: d637a3\nWall time: 0.0004 seconds\nProcess exited with code 0\nOutput:\nok 0.25 seconds"
+    assert normalise_text(text) == ("Chunk ID: <id>\nWall time: <seconds>\nProcess exited with code 0\nOutput:\n"
+                                    "ok 0.25 seconds")
+
+
 def _request(workspace: str, day: str, session: str) -> ModelRequest:
     return ModelRequest("gpt-5", "You are a context summarization assistant.",
                         (ChatMessage("user", f"Working directory: {workspace}\nToday: {day}\nSession {session}\n"

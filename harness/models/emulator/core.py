@@ -51,6 +51,9 @@ class Emulator:
         self.openai_cache = OpenAIPrefixCache(self.clock, self.openai_min_cache_tokens)
         self.anthropic_cache = AnthropicBreakpointCache(self.clock, self.anthropic_min_cache_tokens)
         self.contexts = ContextCache()
+        # each Chat Completions part's tokens, by content: an agent re-sends its whole history on every turn,
+        # so each request encodes only its new messages (the counts are the same: parts are encoded one by one)
+        self.part_tokens: dict[str, list[int]] = {}
         self.requests: list[dict[str, Any]] = []  # bodies received, for tests
         self._counter = 0
         self._lock = threading.Lock()
@@ -142,7 +145,7 @@ class Emulator:
         require(payload, "messages", list, nonempty=True)
         asked = payload.get("max_completion_tokens") or payload.get("max_tokens")
         request = request_from_openai(payload, int(asked or 4096))
-        prompt_tokens = openai_prompt_tokens(payload)
+        prompt_tokens = openai_prompt_tokens(payload, self.part_tokens)
         self._check_window(model, len(prompt_tokens), int(asked or 0), "openai")
         cached = self.openai_cache.lookup_and_store(model, prompt_tokens)
         reply = self._reply(request, seen, fault == "truncate")
