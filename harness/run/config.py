@@ -71,6 +71,9 @@ class RunConfig:
     runtime_compaction: bool = True  # False: the runtime's control (its compaction off)
     runtime_settings: tuple[tuple[str, str], ...] = ()  # --runtime-set NAME=VALUE over the adapter's [settings]
     allow_version_drift: bool = False  # run a runtime whose installed version is not its adapter's pin
+    # also drive each case with the runtime's compaction off, to tell its own cuts' losses from its compaction's
+    # (outcome.runtime.control); grades of the run itself do not depend on it, so not in the configuration record
+    runtime_control: bool = False
 
     @property
     def summarizer_spec(self) -> str:
