@@ -3,7 +3,9 @@
 The case (written here, short): the first tool output is over pi's 50 KB cut (pi keeps its last 50 KB), with
 one fact on its first line (cut) and one further down (sent whole); later outputs fill pi's window so it
 compacts before the last turn. The graded context is what pi sent: the cut fact is lost in the run and in the
-control alike (a cut loss), the other is kept by the control and lost only with pi's compaction."""
+control alike (a cut loss), the other is kept by the control and lost only with pi's compaction. Codex cuts the
+same output otherwise (it keeps its head and end, about 10K characters): there the fact in its middle is the
+cut loss."""
 
 from __future__ import annotations
 
@@ -78,15 +80,18 @@ planted_at = 2
     return str(directory)
 
 
-@pytest.fixture(scope="module")
-def control_run(tmp_path_factory):
-    require("pi")
-    root = tmp_path_factory.mktemp("control")
+def _control_run(root, runtime: str):
+    require(runtime)
     case = write_case(root)
     out = root / "run"
-    assert main(["run", "--runtime", "pi", "--runtime-control", "--cases", case, "--out", str(out)]) == 0
-    folder = next(p for p in out.iterdir() if p.name.startswith("runtime-pi"))
+    assert main(["run", "--runtime", runtime, "--runtime-control", "--cases", case, "--out", str(out)]) == 0
+    folder = next(p for p in out.iterdir() if p.name.startswith(f"runtime-{runtime}"))
     return folder, json.loads((folder / "cases" / "cut-and-compaction.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def control_run(tmp_path_factory):
+    return _control_run(tmp_path_factory.mktemp("control"), "pi")
 
 
 def test_the_cut_fact_is_lost_to_cuts_and_the_other_to_compaction(control_run):
@@ -118,3 +123,12 @@ def test_the_reports_split_the_losses(control_run):
     assert "lost to its own cuts" in report and "| cut-and-compaction | 1 | 1 | 2 |" in report
     html = (folder / "report.html").read_text()
     assert 'id="runtime-losses"' in html and "codename" in html
+
+
+def test_codex_cuts_the_middle_of_an_output_and_that_is_a_cut_loss(tmp_path):
+    _, record = _control_run(tmp_path, "codex")
+    runtime = record["runtime"]
+    assert runtime["probes_lost_to_cuts"] == ["canary"]  # codex kept the output's head, where the codename is
+    split = runtime["control"]["retained"]
+    assert split["lost_to_cuts"] == ["canary"] and "codename" not in split["lost"]
+    assert not runtime["compactions"] and split["lost_to_compaction"] == []  # its cut outputs never fill 48K
