@@ -13,7 +13,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     listing.set_defaults(func=list_command)
     install = sub.add_parser("install", help="npm ci a runtime's pinned lockfile into the harness's cache "
                                              "($COMPACTION_HARNESS_RUNTIMES or ~/.cache/compaction-harness/runtimes)")
-    install.add_argument("names", nargs="+", metavar="NAME", help="a shipped runtime (pi, codex, opencode) or an "
+    install.add_argument("names", nargs="+", metavar="NAME", help="a shipped runtime (pi, codex, opencode, gemini-cli) or an "
                                                                   "adapter .toml")
     install.set_defaults(func=install_command)
 

@@ -22,9 +22,10 @@ from harness.render.definitions import markdown_definitions
 from harness.render.failed import failed_request_count, failed_request_lines
 from harness.render.html import write_html
 from harness.render.lost import lost_probes, markdown_lost
-from harness.render.runtime import markdown_runtime_losses
+from harness.render.runtime_losses import markdown_runtime_losses
 from harness.render.plots import age_key, retention_plot
 from harness.render.risks import markdown_risks
+from harness.render.runtime import markdown_runtime
 from harness.render.estimate import ceiling_line, markdown_spend
 from harness.render.format import fixed, wilson_rate
 from harness.render.headline import (agreement_line, ceiling, fmt_cost, groups_line, headline_line, kind_rows,
@@ -165,7 +166,8 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
     lines += markdown_spend(agg.get("cost_by_role") or {})
     lines += [f"{line}.", ""] if (line := ceiling_line(agg.get("ceilings"))) else []
     lines += markdown_latency(run) + markdown_risks(run) + markdown_plots(run, path.parent)
-    lines += markdown_lost(lost_probes(run, path.parent), grade) + markdown_runtime_losses(run)
+    lines += markdown_lost(lost_probes(run, path.parent), grade) + markdown_runtime(run)
+    lines += markdown_runtime_losses(run)
     lines += markdown_invalid(agg) + markdown_unreached(run)
     if agg["errors"]:
         lines += ["### Errors", "", *(f"- {c}: {e}" for c, e in agg["errors"].items()), ""]

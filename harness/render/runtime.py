@@ -1,75 +1,87 @@
-"""A real runtime's losses split by cause (`run --runtime NAME --runtime-control`): the probes it lost to its
-own tool-output cuts (its control, compaction off, lost them too) and those lost to its compaction (the
-control kept them), per case and in all. For report.md and report.html; absent without a control."""
+"""A real runtime's drive in the reports (run.json's per-case `runtime`, harness.runtimes.record): how far it got,
+each compaction it made (when, its prompt, what it kept, the summary's size, the checks only a running runtime
+shows), and how it stopped if it did. The summaries themselves and the graded probes are the run's own sections."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from html import escape
 from typing import Any
 
-from harness.render.markup import num, paragraph, section, table
+from harness.render.markup import Cell, num, paragraph, section, table
 
-GRADE_ORDER = ("answered", "retained")  # the run's grade when the control graded it, else the first of these
-HEADERS = ("case", "lost to its own cuts", "lost to its compaction", "lost in all", "outputs cut")
-
-
-@dataclass(frozen=True)
-class Losses:
-    case: str
-    cuts: tuple[str, ...]
-    compaction: tuple[str, ...]
-    lost: tuple[str, ...]
-    outputs_cut: int
-    failure: str | None = None  # the control drive failed: no split
+HEADERS = ("#", "before message", "mid-turn", "steps before", "request tokens", "history", "kept ahead",
+           "tail from", "summary chars", "tokens after", "checks")
+CHECKS = ("well_formed", "under_trigger", "resumed", "user_kept")
 
 
-def runtime_losses(run: dict[str, Any]) -> tuple[str, list[Losses]]:
-    """(the grade the split is on, one row per case whose runtime had a control)."""
-    controls = {k: r["runtime"]["control"] for k, r in run["cases"].items()
-                if isinstance(r.get("runtime"), dict) and "control" in r["runtime"]}
-    grade = run["aggregates"]["grade"]
-    if not any(grade in c for c in controls.values()):
-        grade = next((g for g in GRADE_ORDER if any(g in c for c in controls.values())), grade)
-    rows = []
-    for key, control in controls.items():
-        split = control.get(grade) or {}
-        rows.append(Losses(key, tuple(split.get("lost_to_cuts", ())), tuple(split.get("lost_to_compaction", ())),
-                           tuple(split.get("lost", ())), control.get("outputs_cut", 0), control.get("failure")))
-    return grade, rows
+def drives(run: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [(case, record["runtime"]) for case, record in run["cases"].items() if record.get("runtime")]
 
 
-def _intro(grade: str) -> str:
-    return (f"Graded `{grade}` on what the runtime sent. Its control drove each case again with its compaction off "
-            f"(a window it never fills): a probe lost there too is lost to its own tool-output cuts, one kept "
-            f"there is lost to its compaction.")
+def _checks(compaction: dict[str, Any]) -> str:
+    """The checks that ran, `ok` when all held, else the ones that failed."""
+    ran = {name: compaction.get(name) for name in CHECKS if compaction.get(name) is not None}
+    if not ran:
+        return "no request after it"
+    failed = [name for name, held in ran.items() if not held]
+    return "ok" if not failed else "FAILED: " + ", ".join(failed)
 
 
-def markdown_runtime_losses(run: dict[str, Any]) -> list[str]:
-    grade, rows = runtime_losses(run)
-    if not rows:
+def _row(c: dict[str, Any]) -> list[str]:
+    request = c.get("request") or {}
+    return [str(c["number"]), str(c["position"]), "yes" if c["mid_turn"] else "no", str(c["steps_before"]),
+            str(request.get("tokens", "-")), str(request.get("history", "-")), str(c["kept_ahead"]), str(c["covers"]),
+            str(c["summary_chars"]), str(c.get("after_tokens", "-")), _checks(c)]
+
+
+def status(drive: dict[str, Any]) -> str:
+    got = (f"{drive['runtime']} {drive['version']}: {drive['steps_used']} of {drive['steps']} steps in "
+           f"{drive['seconds']} s, {len(drive['compactions'])} compaction(s) "
+           f"({drive['compactions_per_turn']} per turn), requests {drive['requests']}")
+    if drive.get("stopped"):
+        got += f"; STOPPED before case message {drive['stopped_position']}: {drive['stopped'].rstrip('.')}"
+    if drive.get("probes_lost_to_cuts"):
+        got += f"; probes lost to its own output cuts: {', '.join(drive['probes_lost_to_cuts'])}"
+    return got
+
+
+def markdown_runtime(run: dict[str, Any]) -> list[str]:
+    found = drives(run)
+    if not found:
         return []
-    lines = ["### What the runtime lost: to its own cuts and to its compaction", "", _intro(grade).replace("`", ""),
-             "", "| " + " | ".join(HEADERS) + " |", "| " + " | ".join("---" for _ in HEADERS) + " |"]
-    lines += [f"| {r.case} | {len(r.cuts)} | {len(r.compaction)} | {len(r.lost)} | {r.outputs_cut} |"
-              for r in rows if r.failure is None]
-    done = [r for r in rows if r.failure is None]
-    lines += [f"| all | {sum(len(r.cuts) for r in done)} | {sum(len(r.compaction) for r in done)} | "
-              f"{sum(len(r.lost) for r in done)} | {sum(r.outputs_cut for r in done)} |", ""]
-    lines += [f"- {r.case}: cuts {', '.join(r.cuts) or '-'}; compaction {', '.join(r.compaction) or '-'}"
-              for r in done if r.lost]
-    lines += [f"- {r.case}: no control ({r.failure})" for r in rows if r.failure is not None]
-    return lines + [""]
+    lines = ["### Runtime compactions", ""]
+    for case, drive in found:
+        lines += [f"**{case}**: {status(drive)}.", ""]
+        if drive["compactions"]:
+            lines += ["| " + " | ".join(HEADERS) + " |", "|" + " --- |" * len(HEADERS)]
+            lines += ["| " + " | ".join(_row(c)) + " |" for c in drive["compactions"]]
+            lines += ["", *_prompts_markdown(drive["compactions"][0]), ""]
+    return lines
 
 
-def runtime_losses_section(run: dict[str, Any]) -> str:
-    grade, rows = runtime_losses(run)
-    if not rows:
+def _prompts_markdown(first: dict[str, Any]) -> list[str]:
+    request = first.get("request") or {}
+    heads = [(name, request.get(key)) for name, key in (("system", "system"), ("last user message", "last_user"))]
+    return [f"Its summarization prompt ({name}): `{' '.join(text.split())[:300]}`" for name, text in heads if text]
+
+
+def runtime_section(run: dict[str, Any]) -> str:
+    found = drives(run)
+    if not found:
         return ""
-    body = [[r.case, _ids(r.cuts), _ids(r.compaction), num(len(r.lost)), num(r.outputs_cut)]
-            if r.failure is None else [r.case, f"no control: {r.failure}", "", "", ""] for r in rows]
-    return section("runtime-losses", "What the runtime lost: to its own cuts and to its compaction",
-                   paragraph(_intro(grade).replace("`", "")), table(HEADERS, body))
+    parts = []
+    for case, drive in found:
+        parts.append(paragraph(f"{case}: {status(drive)}.", "fail" if drive.get("stopped") else ""))
+        if drive["compactions"]:
+            rows = [[num(v) if i and v.isdigit() else Cell(v) for i, v in enumerate(_row(c))]
+                    for c in drive["compactions"]]
+            parts.append(table(HEADERS, rows))
+            request = drive["compactions"][0].get("request") or {}
+            prompt = "\n\n".join(t for t in (request.get("system"), request.get("last_user")) if t)
+            if prompt:
+                parts.append(f"<details><summary>its summarization prompt (heads)</summary><pre>{escape(prompt)}"
+                             f"</pre></details>")
+    return section("runtime", "Runtime compactions", *parts)
 
 
-def _ids(probes: tuple[str, ...]) -> Any:
-    return num(len(probes), f"{len(probes)}: {', '.join(probes)}" if probes else "0")
+__all__ = ["markdown_runtime", "runtime_section"]

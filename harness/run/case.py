@@ -22,7 +22,7 @@ from harness.results.schema import (CaseOutcome, CaseRecord, ContextRecord, Cost
                                     Timeline, TimingRecord, Timings, UsageTotals)
 from harness.run.config import RunConfig, RunPlan, plan_run
 from harness.run.failed_requests import Named
-from harness.run.grading import Answerers, grade_probes
+from harness.run.grading import Answerers, Stopped, grade_probes
 from harness.run.spend import Meters, role_costs
 
 
@@ -110,8 +110,9 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
         judge = Named(meters.judge, "judge") if meters.judge is not None else None
         answerers = Answerers(Named(meters.answerer, "answer"), plan.answerer.model, judge,
                               judge_spec.model if judge_spec else "")
-        probes = grade_probes(case, replay, answerers, plan.answerer_window(case), compactor.failure)
         runtime = driven.record if driven is not None else None
+        probes = grade_probes(case, replay, answerers, plan.answerer_window(case), compactor.failure,
+                              Stopped.of(runtime))
         if driven is not None and driven.control is not None:  # the same probes on what the control sent
             cut, empty = rt.control_case(case, replay, driven.control)
             control = grade_probes(cut, empty, answerers, plan.answerer_window(cut))

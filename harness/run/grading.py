@@ -34,6 +34,23 @@ class Ask:
     condition: str
     context: tuple[str, ...]
     asked: Condition
+    not_sent: str | None = None  # why this context reached no model (a runtime that stopped before the point)
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """A real runtime gave up a turn and went no further: from the first case message it never asked for
+    (`position`) on, nothing it could send holds a fact, so the compacted condition there is empty."""
+
+    position: int
+    reason: str
+
+    @classmethod
+    def of(cls, runtime: dict | None) -> Stopped | None:
+        """The stop a runtime's drive record (harness.runtimes.record) names, if any."""
+        if not runtime or runtime.get("stopped") is None:
+            return None
+        return cls(runtime["stopped_position"], runtime["stopped"])
 
 
 @dataclass
@@ -45,9 +62,10 @@ class Answerers:
 
 
 def grade_probes(case: Case, replay: Replay, models: Answerers, window: AnswererWindow,
-                 failure: RequestFailure | None = None) -> list[ProbeRecord]:
+                 failure: RequestFailure | None = None, stopped: Stopped | None = None) -> list[ProbeRecord]:
     """Every probe graded under each condition; after a failed summarizer request (`failure`, which stopped
-    the replay), the probes whose point was never reached record it instead."""
+    the replay), the probes whose point was never reached record it instead; past a runtime's stop
+    (`stopped`), the compacted condition is empty and names the stop."""
     builder = CeilingBuilder(case.session, case.true_tokens, window)
     asks: list[Ask] = []
     ceilings: dict[int, Ceiling] = {}
@@ -63,19 +81,24 @@ def grade_probes(case: Case, replay: Replay, models: Answerers, window: Answerer
         own = not ceilings[index].shows(probe) and ceilings[index].kind == "oracle"
         if own:  # the point's oracle could not hold this probe's facts beside the others': its own oracle
             ceilings[index] = builder.oracle([probe], snapshot.end)
-        asks += _asks(case, index, probe, snapshot, ceilings[index], own)
+        asks += _asks(case, index, probe, snapshot, ceilings[index], own, stopped)
     grades = _ask_all(case, asks, models, window)
     return [_record(case, replay, i, p, ceilings.get(i), grades, failure) for i, p in enumerate(case.probes)]
 
 
 def _asks(case: Case, index: int, probe: Probe, snapshot: ContextSnapshot, ceiling: Ceiling,
-          own: bool = False) -> list[Ask]:
+          own: bool = False, stopped: Stopped | None = None) -> list[Ask]:
     named = conditions(case.session, snapshot)
     keys = {name: (probe.at, name) for name in CONDITIONS}
     if ceiling.kind == "oracle":
         named["full"] = oracle_condition(case.session, ceiling.messages(case.session))
         keys["full"] = (probe.at, "oracle", probe.id) if own else (probe.at, "oracle")
-    return [Ask(index, name, keys[name], named[name]) for name in CONDITIONS]
+    not_sent = {}
+    if stopped is not None and snapshot.end > stopped.position:
+        named["compacted"] = Condition("compacted", case.session.system, (), None)
+        keys["compacted"] = ("runtime-stopped",)
+        not_sent["compacted"] = f"not sent: {stopped.reason}"
+    return [Ask(index, name, keys[name], named[name], not_sent.get(name)) for name in CONDITIONS]
 
 
 def _ask_all(case: Case, asks: list[Ask], models: Answerers,
@@ -89,7 +112,7 @@ def _ask_all(case: Case, asks: list[Ask], models: Answerers,
         condition = group[0].asked
         text: ContextText = condition.text()
         size = condition.prompt_tokens(case.true_tokens)
-        not_sent = None if window.fits(size) else (f"not sent: {size} tokens exceed the answerer's window "
+        not_sent = group[0].not_sent if group[0].not_sent else None if window.fits(size) else (f"not sent: {size} tokens exceed the answerer's window "
                                                    f"({window.window} with {window.answer_tokens} for the answer)")
         key = _cache_key(case.id, context)
         for ask in group:
@@ -137,7 +160,7 @@ def _invalid_reason(ceiling: Ceiling, probe: Probe, full: ConditionGrade) -> str
     return "fails on the full history" if ceiling.kind == "full" else "fails on the oracle ceiling"
 
 
-__all__ = ["Answerers", "NOT_FITTING", "grade_probes"]
+__all__ = ["Answerers", "NOT_FITTING", "Stopped", "grade_probes"]
 
 
 def expected_facts(probe: Probe) -> tuple[str, ...]:

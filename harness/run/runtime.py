@@ -53,7 +53,7 @@ def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path 
         return driven
     checked = drive(case, installed.adapter, installed.binary, installed.version, summarizer, log_dir / "control",
                     compaction=False, window=max(window, CONTROL_WINDOW), max_output=max_output, settings=settings)
-    if not checked.ok:  # the run stands; the split is left out, saying why
+    if not checked.ok or checked.stopped:  # the run stands; the split is left out, saying why
         return replace(driven, record={**record, "control": {"failure": f"{_failure(checked)}; request log: "
                                                                          f"{log_dir / 'control'}"}})
     about = {"seconds": round(checked.seconds, 2), "compactions": len(checked.compactions), **cuts(checked, case)}
@@ -63,7 +63,7 @@ def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path 
 
 def _failure(done: Any) -> str:
     tail = " | ".join(done.stderr_tail[-5:])
-    return f"{done.failure or done.outcome.describe()}{f'; stderr: {tail}' if tail else ''}"
+    return f"{done.failure or done.stopped or done.outcome.describe()}{f'; stderr: {tail}' if tail else ''}"
 
 
 def as_sent(snapshots: dict[str, ContextSnapshot], sent: SentContexts) -> dict[str, ContextSnapshot]:

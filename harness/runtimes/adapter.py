@@ -3,8 +3,9 @@ harness's model server, send it a case's user prompts, and tell its requests apa
 the driver reads these fields and nothing else (docs/runtimes.md lists them).
 
 Templates use `${name}` placeholders (string.Template), so JSON and TOML braces need no escaping. The driver
-fills: bin, home, workspace, base_url, model, window, max_output, prompt, compaction_setting, and each name of the
-adapter's [settings] table (its default, or the run's `--runtime-set NAME=VALUE`).
+fills: bin, home, workspace, base_url, model, window, max_output, prompt, compaction_setting, trigger_share (with
+[compaction] assumed_window), and each name of the adapter's [settings] table (its default, or the run's
+`--runtime-set NAME=VALUE`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ class RuntimeAdapter:
     shell_tools: tuple[str, ...]
     read_tools: tuple[str, ...]
     settings: dict[str, str] = field(default_factory=dict)  # named template values and their defaults
+    # A runtime that compacts at a share (`trigger_at`) of a window it assumes from the model's name
+    # (`assumed_window`, e.g. Gemini CLI: 0.5 of 1048576) is told `trigger_share`: the share of its assumed window
+    # that is `trigger_at` of the case's window, so it compacts where it would on a model with that window.
+    assumed_window: int | None = None
+    trigger_at: float = 1.0
     # {kind: {system|user|headers: [...]}}, read by harness/scripted/signatures.py
     signatures: dict[str, Any] = field(default_factory=dict)
     source: str = field(default="", compare=False)
@@ -114,7 +120,9 @@ def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
         env=table.strings("env"), files=table.strings("files"),
         compaction_on=compaction.text("on", allow_empty=True), compaction_off=compaction.text("off", allow_empty=True),
         shell_tools=tools.argv("shell"), read_tools=tools.argv("read", required=False),
-        settings=table.strings("settings"), signatures=_signatures(table), source=where)
+        settings=table.strings("settings"), signatures=_signatures(table), source=where,
+        assumed_window=int(compaction.number("assumed_window", 1)) if "assumed_window" in compaction.data else None,
+        trigger_at=float(compaction.number("trigger_at", 1.0)))
 
 
 def _signatures(table: _Table) -> dict[str, Any]:

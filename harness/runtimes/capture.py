@@ -75,6 +75,11 @@ def _user_indices(session: Session) -> list[int]:
     return [i for i, m in enumerate(session.messages) if m.role == "user"]
 
 
+def next_position(used: int, script: Script, session: Session) -> int:
+    """The case message of the step after `used`: the first one a runtime that stopped there never asked for."""
+    return _position(used, script, session)[0]
+
+
 def _position(used: int, script: Script, session: Session) -> tuple[int, bool]:
     """(position, mid-turn) for a compaction asked after `used` steps: mid-turn, the outputs of the last step
     were in the history it folded, so the next step's own message comes first after it; between turns, the

@@ -41,13 +41,17 @@ class Drive:
     compactions: list[capture.RuntimeCompaction]
     seconds: float
     failure: str | None = None  # a drift, a crash or a timeout: the step and the runtime's last stderr lines
+    # The runtime itself gave up a turn (alive, no drift: it ended a prompt without asking for the turn's next
+    # step, e.g. pi's failed overflow recovery): a finding about the runtime, graded, not a harness error.
+    stopped: str | None = None
+    stopped_position: int | None = None  # the first case message it never asked for
     stderr_tail: tuple[str, ...] = field(default=())
     errors: tuple[str, ...] = ()  # what the runtime reported going wrong without losing a turn
     refused: int = 0  # requests the server refused before any model saw them (past the window)
 
     @property
     def ok(self) -> bool:
-        return self.failure is None and self.outcome.exit_code == 0
+        return self.failure is None and (self.stopped is not None or self.outcome.exit_code == 0)
 
 
 def base_url(server: EmulatorServer, wire: str) -> str:
@@ -71,43 +75,54 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
         model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log)
         observer = Observer(model)
         emulator = Emulator(responder=observer, windows={MODEL_NAME: window})
-        failure, tail, errors = None, (), ()
+        sent = Sent()
         try:
             with EmulatorServer(0, emulator=emulator) as server:
                 chosen = Settings(base_url(server, adapter.wire), MODEL_NAME, window, max_output, compaction,
                                   tuple(with_settings(adapter, settings).items()))
                 filled = values(adapter, binary, Path(scratch) / "home", workspace, chosen)
-                failure, tail, errors = _send_all(adapter, filled, workspace, script, model, log_dir)
+                sent = _send_all(adapter, filled, workspace, script, model, log_dir)
         finally:
             log.close()
     outcome = model.outcome()
-    if failure is None and outcome.stopped:
-        failure = outcome.stopped
+    failure = sent.failure or outcome.stopped
     found = capture.compactions(observer.seen, script, case.session)
+    position = capture.next_position(outcome.used, script, case.session) if sent.stopped else None
     return Drive(adapter.name, version, script, outcome, observer.seen, found, time.perf_counter() - started,
-                 failure, tail, errors, len(emulator.requests) - len(observer.seen))
+                 failure, sent.stopped, position, sent.tail, sent.errors, len(emulator.requests) - len(observer.seen))
+
+
+@dataclass(frozen=True)
+class Sent:
+    """How sending the prompts ended: a failure (drift, crash, timeout) or a turn the runtime gave up."""
+
+    failure: str | None = None
+    stopped: str | None = None
+    tail: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
 
 
 def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Script,
-              model: ScriptedModel, log_dir: Path) -> tuple[str | None, tuple[str, ...], tuple[str, ...]]:
-    """Send every prompt; stop at the first drift or runtime failure. (failure, stderr tail, errors reported)."""
+              model: ScriptedModel, log_dir: Path) -> Sent:
+    """Send every prompt; stop at the first drift, runtime failure or turn the runtime gave up."""
     env = prepare(adapter, filled, workspace)
     session = open_session(adapter, filled, workspace, env, log_dir)
     try:
         for number, prompt in enumerate(script.prompts, start=1):
             session.send(prompt)
             if model.stopped:
-                return model.stopped, session.stderr_tail(), tuple(session.errors)
+                return Sent(model.stopped, None, session.stderr_tail(), tuple(session.errors))
             due = sum(1 for step in script.steps if step.turn < number)  # every step of this turn and before
-            if model.used < due:
+            if model.used < due:  # later prompts would meet a script the runtime left behind: stop here
                 said = session.last_error()
-                return (f"{adapter.name} ended prompt {number} without asking for step {model.used + 1}"
-                        f"{f': {said}' if said else ''}"), session.stderr_tail(), tuple(session.errors)
-        return None, (), tuple(session.errors)
+                return Sent(None, f"{adapter.name} ended prompt {number} without asking for step {model.used + 1}"
+                            f"{f': {said}' if said else ''}", session.stderr_tail(), tuple(session.errors))
+        return Sent(errors=tuple(session.errors))
     except RuntimeFailed as exc:
         if model.stopped:  # the runtime failed because the server refused a drifted request
-            return model.stopped, exc.stderr_tail, tuple(session.errors)
+            return Sent(model.stopped, None, exc.stderr_tail, tuple(session.errors))
         step = model.used + 1
-        return f"{adapter.name} at step {step} (prompt {number}): {exc}", exc.stderr_tail, tuple(session.errors)
+        return Sent(f"{adapter.name} at step {step} (prompt {number}): {exc}", None, exc.stderr_tail,
+                    tuple(session.errors))
     finally:
         session.close()

@@ -74,7 +74,8 @@ def drive_json(drive: Drive, case: Case, window: int) -> dict[str, Any]:
     return {"runtime": drive.runtime, "version": drive.version, "seconds": round(drive.seconds, 2),
             "steps": drive.outcome.steps, "steps_used": drive.outcome.used, "requests": kinds,
             "compactions_per_turn": round(len(drive.compactions) / turns, 3),
-            "failure": drive.failure, "stderr_tail": list(drive.stderr_tail), "errors": list(drive.errors),
+            "failure": drive.failure, "stopped": drive.stopped, "stopped_position": drive.stopped_position,
+            "stderr_tail": list(drive.stderr_tail), "errors": list(drive.errors),
             "refused_past_window": drive.refused,
             **cuts(drive, case),
             "compactions": [compaction_json(c, session, window) for c in drive.compactions]}

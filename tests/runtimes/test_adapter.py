@@ -11,7 +11,7 @@ import pytest
 from harness.errors import HarnessError, InputError
 from harness.runtimes import adapter as A
 
-SHIPPED = ("pi", "codex", "opencode")
+SHIPPED = ("pi", "codex", "opencode", "gemini-cli")
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -29,7 +29,7 @@ def test_version_suffix_must_be_the_pin():
 
 
 def test_unknown_runtime_names_the_shipped_ones():
-    with pytest.raises(InputError, match="shipped: codex, opencode, pi"):
+    with pytest.raises(InputError, match="shipped: codex, gemini-cli, opencode, pi"):
         A.load("nope")
 
 
@@ -95,3 +95,22 @@ def test_settings_fill_templates_and_unknown_ones_are_named(tmp_path):
     assert values(adapter, P("/b"), P("/h"), P("/w"), off)["compaction_setting"] == '{"auto": false, "prune": false}'
     with pytest.raises(InputError, match="no setting 'prnue'.*its settings: prune"):
         A.with_settings(adapter, (("prnue", "true"),))
+
+
+def test_a_runtime_that_assumes_its_window_is_told_the_share_that_is_the_case_window():
+    """Gemini CLI compacts at 0.5 of the 1048576 tokens it assumes for an unknown model: told 0.015625 at a
+    32K window, it compacts at 16384 tokens, half the case's window; off, a threshold it never reaches."""
+    import json
+    from pathlib import Path as P
+
+    from harness.runtimes.home import Settings, values
+
+    adapter = A.load("gemini-cli")
+    assert (adapter.assumed_window, adapter.trigger_at) == (1048576, 0.5)
+    on = values(adapter, P("/b"), P("/h"), P("/w"), Settings("http://x", "m", 32768, 4096, True))
+    assert on["trigger_share"] == "0.015625"
+    settings = json.loads(A.fill(adapter.files["${home}/.gemini/settings.json"], on, "t"))
+    assert settings["model"] == {"name": "m", "compressionThreshold": 0.015625}
+    off = values(adapter, P("/b"), P("/h"), P("/w"), Settings("http://x", "m", 32768, 4096, False))
+    assert json.loads(A.fill(adapter.files["${home}/.gemini/settings.json"], off, "t"))["model"]["compressionThreshold"] > 1
+    assert "trigger_share" not in values(A.load("pi"), P("/b"), P("/h"), P("/w"), Settings("http://x/v1", "m", 32768, 4096))

@@ -1,6 +1,6 @@
 """pi 0.73.1 driven end to end on a real case: every recorded output reaches it byte for byte, every step is used
 once, its own compactions are captured and graded beside the default policy; at the case's own 32K window its
-overflow recovery fails, and the case fails saying so; an adapter written from docs/runtimes.md alone runs."""
+overflow recovery fails, and the turn it gave up is graded as lost; an adapter written from docs/runtimes.md alone runs."""
 
 from __future__ import annotations
 
@@ -49,12 +49,25 @@ def test_its_compactions_are_captured_with_their_context(pi_drive):
             m.content for m in found.after.request.messages)
 
 
-def test_at_its_own_window_the_failed_overflow_recovery_fails_the_case(tmp_path):
-    pi = require("pi")
-    case = load_case(CASE)
-    done = drive(case, pi.adapter, pi.binary, pi.version, BuiltinClient(), tmp_path)
-    assert not done.ok and done.outcome.used < done.outcome.steps
-    assert "without asking for step" in done.failure and "overflow" in done.failure.lower()
+def test_at_its_own_window_pi_gives_up_a_turn_and_is_graded_for_it(tmp_path):
+    """pi's kept-recent budget (20000) exceeds its own trigger at 32K: its compactions fold nothing, a turn
+    overflows, its recovery gives up and the turn is dropped. A finding, graded: past the stop nothing pi could
+    send holds a fact, so each probe there fails compacted, naming the stop; the run itself completes (exit 0)."""
+    require("pi")
+    out = tmp_path / "run"
+    assert main(["run", "--runtime", "pi", "--cases", "edge-32k-window", "--out", str(out)]) == 0
+    folder = next(p for p in out.iterdir() if p.name.startswith("runtime-pi"))
+    case = json.loads((folder / "cases" / "edge-32k-window.json").read_text())
+    record = case["runtime"]
+    assert record["failure"] is None and record["steps_used"] < record["steps"]
+    assert "without asking for step" in record["stopped"] and "overflow" in record["stopped"].lower()
+    assert 0 < record["stopped_position"] < case["messages"]
+    after = [p for p in case["probes"] if p["at"] == "end"]
+    assert after and all(not p["conditions"]["compacted"]["retained"] for p in after)
+    assert all(p["conditions"]["compacted"]["error"].startswith("not sent: pi ended prompt") for p in after)
+    assert all(p["conditions"]["full"]["retained"] for p in after if p["valid"])
+    report = (folder / "report.md").read_text()
+    assert "### Runtime compactions" in report and "STOPPED before case message" in report
 
 
 def test_run_grades_the_runtime_beside_the_default_policy(tmp_path):
