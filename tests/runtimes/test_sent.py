@@ -86,3 +86,12 @@ def test_the_split_names_cut_losses_apart_from_compaction_losses():
 def test_a_probe_the_case_fails_is_no_loss():
     invalid = ProbeRecord("x", "recall", "end", False, conditions=(("compacted", ConditionGrade(retained=False)),))
     assert split([invalid], [])["retained"]["lost"] == []
+
+
+def test_a_control_without_a_runtime_to_compare_is_a_usage_error(tmp_path, capsys):
+    from harness.cli import main
+
+    assert main(["run", "--runtime-control", "--cases", "edge-32k-window", "--out", str(tmp_path)]) == 2
+    assert main(["run", "--runtime", "pi", "--runtime-compaction", "off", "--runtime-control",
+                 "--cases", "edge-32k-window", "--out", str(tmp_path)]) == 2
+    assert "--runtime-control" in capsys.readouterr().err and not any(tmp_path.iterdir())
