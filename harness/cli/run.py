@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import harness.cli.options as options
 from harness.errors import HarnessError
 from harness.models.base import DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES, MAX_RETRIES
+from harness.scripted.faults import DEFAULT_HOLD_S, SummaryFault, parse_summary_fault
 from harness.validate import safe_name
 
 if TYPE_CHECKING:
@@ -76,6 +77,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                           "part of the configuration, so gate names a change")
     run.add_argument("--allow-version-drift", action="store_true",
                      help="drive a runtime whose installed version is not its adapter's pin")
+    run.add_argument("--summary-fault", metavar="KIND[:N]",
+                     help="with --runtime: answer the runtime's first N summarization requests (default: every one) "
+                          "with a fault: timeout, 500, empty or cut (docs/runtimes.md)")
+    run.add_argument("--summary-fault-hold", type=float, default=DEFAULT_HOLD_S, metavar="S",
+                     help=f"how long a timeout fault holds the connection before closing it (default {DEFAULT_HOLD_S:g})")
+    run.add_argument("--canary", action="store_true",
+                     help="with --runtime: plant a secret-shaped canary in a tool output and check that no summary "
+                          "carries it")
     options.add_instruction(run, repeatable=True)
     run.add_argument("--sections", metavar="A,B,...",
                      help="the summary sections to ask for (default: Goal,Constraints,Progress,Decisions,Files,"
@@ -188,10 +197,11 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
     if args.runtime_control and (not args.runtime or args.runtime_compaction == "off"):
         raise HarnessError("--runtime-control drives each --runtime case again with its compaction off, beside the "
                            "run with it on: give --runtime, and leave out --runtime-compaction off")
+    fault = _summary_fault(args)
     # a runtime uses its own prompt: one configuration per runtime and model, not per --instruction
     configs += [replace(config, policy="recorded", runtime=runtime, runtime_compaction=args.runtime_compaction == "on",
                         runtime_settings=runtime_settings, allow_version_drift=args.allow_version_drift, control=None,
-                        runtime_control=args.runtime_control)
+                        runtime_fault=fault, runtime_canary=args.canary, runtime_control=args.runtime_control)
                 for runtime in dict.fromkeys(args.runtime or ()) for config in configs if config.control is None
                 and config.policy == (args.policy or ["default"])[0] and config.instruction == configs[0].instruction]
     recording = [with_recording(config, args.record_mode, args.cassettes) for config in configs]
@@ -201,6 +211,14 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
                            f"{_label(replaying[0])} only replays (record mode none): pass --record-mode once, new or "
                            f"all")
     return recording
+
+
+def _summary_fault(args: argparse.Namespace) -> SummaryFault | None:
+    """--summary-fault parsed; it and --canary act on a runtime's calls, so without --runtime they are an error."""
+    if (args.summary_fault or args.canary) and not args.runtime:
+        raise HarnessError(f"{'--summary-fault' if args.summary_fault else '--canary'} acts on a runtime's own "
+                           "summarization calls: add --runtime NAME")
+    return parse_summary_fault(args.summary_fault, args.summary_fault_hold) if args.summary_fault else None
 
 
 def _runtime_setting(pair: str) -> tuple[str, str]:

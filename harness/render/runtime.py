@@ -8,6 +8,7 @@ from html import escape
 from typing import Any
 
 from harness.render.markup import Cell, num, paragraph, section, table
+from harness.render.runtime_faults import faults_html, markdown_faults
 
 HEADERS = ("#", "before message", "mid-turn", "steps before", "request tokens", "history", "kept ahead",
            "tail from", "summary chars", "tokens after", "checks")
@@ -21,10 +22,14 @@ def drives(run: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 def _checks(compaction: dict[str, Any]) -> str:
     """The checks that ran, `ok` when all held, else the ones that failed."""
     ran = {name: compaction.get(name) for name in CHECKS if compaction.get(name) is not None}
+    if compaction.get("canary_in_summary") is not None:  # --canary: the summary must not carry it
+        ran["canary_kept_out"] = not compaction["canary_in_summary"]
+    canary = {True: "; canary in its request", False: "; canary not in its request"}.get(
+        compaction.get("canary_in_request"), "")
     if not ran:
-        return "no request after it"
+        return "no request after it" + canary
     failed = [name for name, held in ran.items() if not held]
-    return "ok" if not failed else "FAILED: " + ", ".join(failed)
+    return ("ok" if not failed else "FAILED: " + ", ".join(failed)) + canary
 
 
 def _row(c: dict[str, Any]) -> list[str]:
@@ -56,7 +61,7 @@ def markdown_runtime(run: dict[str, Any]) -> list[str]:
             lines += ["| " + " | ".join(HEADERS) + " |", "|" + " --- |" * len(HEADERS)]
             lines += ["| " + " | ".join(_row(c)) + " |" for c in drive["compactions"]]
             lines += ["", *_prompts_markdown(drive["compactions"][0]), ""]
-    return lines
+    return lines + markdown_faults(run)
 
 
 def _prompts_markdown(first: dict[str, Any]) -> list[str]:
@@ -81,7 +86,7 @@ def runtime_section(run: dict[str, Any]) -> str:
             if prompt:
                 parts.append(f"<details><summary>its summarization prompt (heads)</summary><pre>{escape(prompt)}"
                              f"</pre></details>")
-    return section("runtime", "Runtime compactions", *parts)
+    return section("runtime", "Runtime compactions", *parts, faults_html(run))
 
 
 __all__ = ["markdown_runtime", "runtime_section"]

@@ -71,6 +71,8 @@ class RunConfig:
     runtime_compaction: bool = True  # False: the runtime's control (its compaction off)
     runtime_settings: tuple[tuple[str, str], ...] = ()  # --runtime-set NAME=VALUE over the adapter's [settings]
     allow_version_drift: bool = False  # run a runtime whose installed version is not its adapter's pin
+    runtime_fault: Any = None  # harness.scripted.faults.SummaryFault on the runtime's summarization calls
+    runtime_canary: bool = False  # a canary secret planted in a tool output (harness.scripted.canary)
     # also drive each case with the runtime's compaction off, to tell its own cuts' losses from its compaction's
     # (outcome.runtime.control); grades of the run itself do not depend on it, so not in the configuration record
     runtime_control: bool = False
@@ -139,7 +141,9 @@ class RunConfig:
         if self.runtime is None:
             return self.policy
         name = Path(self.runtime).stem if self.runtime.endswith(".toml") else self.runtime
-        return f"runtime-{name}" + ("" if self.runtime_compaction else "-off")
+        fault = f"-fault-{self.runtime_fault.spec.replace(':', 'x')}" if self.runtime_fault else ""
+        return (f"runtime-{name}" + ("" if self.runtime_compaction else "-off") + fault
+                + ("-canary" if self.runtime_canary else ""))
 
     @property
     def runtime_pin(self) -> str | None:

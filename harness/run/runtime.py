@@ -39,11 +39,14 @@ class Driven:
 
 
 def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path | None, compaction: bool,
-                window: int, max_output: int, settings: tuple[tuple[str, str], ...] = (),
-                control: bool = False) -> Driven:
+                window: int, max_output: int, settings: tuple[tuple[str, str], ...] = (), fault: Any = None,
+                canary: bool = False, control: bool = False) -> Driven:
+    """With a fault injected, a runtime that crashes or hangs has stopped (a graded finding, as a turn it gives
+    up); a drift still fails the case. The control drive (`control`) gets no fault and no canary."""
     log_dir = (logs or Path(tempfile.mkdtemp(prefix="ch-runtime-logs-"))) / case.id
     done = drive(case, installed.adapter, installed.binary, installed.version, summarizer, log_dir,
-                 compaction=compaction, window=window, max_output=max_output, settings=settings)
+                 compaction=compaction, window=window, max_output=max_output, settings=settings, fault=fault,
+                 canary=canary)
     if not done.ok:
         raise HarnessError(f"{installed.adapter.pin} on {case.id}: {_failure(done)}; request log: {log_dir}")
     record = drive_json(done, case, window)  # of the case as recorded, before its compactions are replaced

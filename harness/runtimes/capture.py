@@ -42,12 +42,16 @@ class RuntimeCompaction:
 
 def compactions(seen: list[Observed], script: Script, session: Session) -> list[RuntimeCompaction]:
     found: list[RuntimeCompaction] = []
-    groups = _groups(seen)
-    for number, (calls, after) in enumerate(groups, start=1):
+    for calls, after in groups(seen):
         summaries = [c.reply for c in calls if c.reply]
         position, mid_turn = _position(calls[0].used_before, script, session)
         kept, covers, summary = _context(after, summaries, session, position)
-        found.append(RuntimeCompaction(number, tuple(calls), after, position, covers, summary, kept, mid_turn))
+        if not summaries and (after is None or covers == 0):
+            continue  # no summary and nothing folded (a faulted call the runtime went on without): no compaction
+        if after is None and all(c.fault for c in calls):
+            continue  # a faulted reply nothing shows the runtime used (codex refuses a cut one and exits)
+        found.append(RuntimeCompaction(len(found) + 1, tuple(calls), after, position, covers, summary, kept,
+                                       mid_turn))
     return found
 
 
@@ -56,7 +60,7 @@ def annotated(session: Session, found: list[RuntimeCompaction]) -> Session:
     return replace(session, compactions=tuple(c.record() for c in found))
 
 
-def _groups(seen: list[Observed]) -> list[tuple[list[Observed], Observed | None]]:
+def groups(seen: list[Observed]) -> list[tuple[list[Observed], Observed | None]]:
     """Consecutive summarization calls (side requests between them ignored) and the turn request after them."""
     groups: list[tuple[list[Observed], Observed | None]] = []
     open_calls: list[Observed] = []

@@ -19,6 +19,8 @@ from harness.runtimes.home import Settings, prepare, values
 from harness.runtimes.observe import Observed, Observer
 from harness.runtimes.process import RuntimeFailed
 from harness.runtimes.session import open_session
+from harness.scripted.canary import canary_for, planted
+from harness.scripted.faults import SummaryFault
 from harness.scripted.fixtures import write_workspace
 from harness.scripted.log import RequestLog
 from harness.scripted.model import Outcome, ScriptedModel
@@ -48,6 +50,9 @@ class Drive:
     stderr_tail: tuple[str, ...] = field(default=())
     errors: tuple[str, ...] = ()  # what the runtime reported going wrong without losing a turn
     refused: int = 0  # requests the server refused before any model saw them (past the window)
+    fault: SummaryFault | None = None  # injected on its summarization calls
+    canary: str | None = None  # planted in its first short tool output
+    hung: bool = False  # the harness's timeout ended it
 
     @property
     def ok(self) -> bool:
@@ -61,18 +66,22 @@ def base_url(server: EmulatorServer, wire: str) -> str:
 
 def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summarizer: ModelClient,
           log_dir: Path, *, compaction: bool = True, window: int | None = None,
-          max_output: int | None = None, settings: tuple[tuple[str, str], ...] = ()) -> Drive:
-    """`window` and `max_output` default to the case's (a run's --window/--set overrides them)."""
+          max_output: int | None = None, settings: tuple[tuple[str, str], ...] = (),
+          fault: SummaryFault | None = None, canary: bool = False) -> Drive:
+    """`window` and `max_output` default to the case's (a run's --window/--set overrides them); `fault` is
+    injected on its summarization calls, `canary` plants a secret in its first short tool output."""
     window = window or case.context_window
     max_output = max_output or case.max_output_tokens
-    script = script_from_session(case.session)
+    secret = canary_for(case.id) if canary else None
+    script = script_from_session(planted(case.session, secret) if secret else case.session)
     signatures = signatures_from({adapter.name: adapter.signatures}, adapter.source)
     started = time.perf_counter()
     log_dir.mkdir(parents=True, exist_ok=True)
     log = RequestLog(log_dir / LOG_FILE)
     with tempfile.TemporaryDirectory(prefix=f"ch-{adapter.name}-") as scratch:
         workspace = write_workspace(script, Path(scratch) / "workspace", case.directory).resolve()
-        model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log)
+        model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log,
+                              fault=fault)
         observer = Observer(model)
         emulator = Emulator(responder=observer, windows={MODEL_NAME: window})
         sent = Sent()
@@ -85,11 +94,15 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
         finally:
             log.close()
     outcome = model.outcome()
-    failure = sent.failure or outcome.stopped
+    failure, stopped, errors = sent.failure or outcome.stopped, sent.stopped, sent.errors
+    if fault is not None and failure is not None and outcome.stopped is None:
+        # with a fault injected, its crash or hang is the runtime's finding; a crash is an error the user saw
+        failure, stopped, errors = None, failure, errors + (() if sent.hung else (failure,))
     found = capture.compactions(observer.seen, script, case.session)
-    position = capture.next_position(outcome.used, script, case.session) if sent.stopped else None
+    position = capture.next_position(outcome.used, script, case.session) if stopped else None
     return Drive(adapter.name, version, script, outcome, observer.seen, found, time.perf_counter() - started,
-                 failure, sent.stopped, position, sent.tail, sent.errors, len(emulator.requests) - len(observer.seen))
+                 failure, stopped, position, sent.tail, errors, len(emulator.requests) - len(observer.seen),
+                 fault, secret, sent.hung)
 
 
 @dataclass(frozen=True)
@@ -100,6 +113,7 @@ class Sent:
     stopped: str | None = None
     tail: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
+    hung: bool = False  # the harness's timeout ended the runtime
 
 
 def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Script,
@@ -123,6 +137,6 @@ def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Sc
             return Sent(model.stopped, None, exc.stderr_tail, tuple(session.errors))
         step = model.used + 1
         return Sent(f"{adapter.name} at step {step} (prompt {number}): {exc}", None, exc.stderr_tail,
-                    tuple(session.errors))
+                    tuple(session.errors), exc.timed_out)
     finally:
         session.close()

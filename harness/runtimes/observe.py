@@ -4,11 +4,14 @@ captured is exactly what the runtime sent and received."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
+import time
 from dataclasses import dataclass
 
 from harness.models.base import ModelRequest
-from harness.models.emulator.faults import EmulatorError
+from harness.models.emulator.faults import EmulatorError, EmulatorTimeout
 from harness.models.emulator.reply import Exchange, Reply
 from harness.scripted.model import ScriptedModel
 
@@ -22,6 +25,9 @@ class Observed:
     used_before: int  # script steps used when the request arrived
     reply: str | None  # the reply's text (None: the request was refused, e.g. a drift)
     error: str | None = None
+    fault: str | None = None  # the fault injected instead of its reply (harness.scripted.faults)
+    digest: str = ""  # of the body as sent: identical retries share it
+    at: float = 0.0  # when it arrived (time.monotonic)
 
 
 class Observer:
@@ -34,17 +40,22 @@ class Observer:
 
     def __call__(self, request: ModelRequest, exchange: Exchange) -> Reply:
         kind = self.model.signatures.classify(request, exchange.headers)
-        before = self.model.used
+        before, at = self.model.used, time.monotonic()
         try:
             reply = self.model(request, exchange)
         except EmulatorError as exc:
-            self._keep(kind, request, exchange, before, None, exc.message)
+            self._keep(kind, request, exchange, (before, at), None, exc.message)
             raise
-        self._keep(kind, request, exchange, before, reply.text, None)
+        except EmulatorTimeout:  # an injected timeout: the connection is closed with nothing sent
+            self._keep(kind, request, exchange, (before, at), None, "no reply (injected timeout)")
+            raise
+        self._keep(kind, request, exchange, (before, at), reply.text, None)
         return reply
 
-    def _keep(self, kind: str, request: ModelRequest, exchange: Exchange, before: int, reply: str | None,
-              error: str | None) -> None:
+    def _keep(self, kind: str, request: ModelRequest, exchange: Exchange, when: tuple[int, float],
+              reply: str | None, error: str | None) -> None:
+        fault = self.model.injected(request)
+        digest = hashlib.sha256(json.dumps(exchange.payload, sort_keys=True).encode()).hexdigest()[:16]
         with self._lock:
-            self.seen.append(Observed(len(self.seen) + 1, kind, request, dict(exchange.headers), before, reply,
-                                      error))
+            self.seen.append(Observed(len(self.seen) + 1, kind, request, dict(exchange.headers), when[0], reply,
+                                      error, fault, digest, when[1]))

@@ -17,9 +17,10 @@ STDERR_LINES = 20
 class RuntimeFailed(Exception):
     """The runtime crashed, timed out or said something the driver cannot follow; the case fails with it."""
 
-    def __init__(self, message: str, stderr_tail: tuple[str, ...] = ()):
+    def __init__(self, message: str, stderr_tail: tuple[str, ...] = (), timed_out: bool = False):
         super().__init__(message)
         self.stderr_tail = stderr_tail
+        self.timed_out = timed_out  # the harness's timeout ended it: the runtime hung
 
 
 class RuntimeProcess:
@@ -55,10 +56,10 @@ class RuntimeProcess:
         assert self.proc.stdout is not None
         return self.proc.stdout
 
-    def failure(self, message: str) -> RuntimeFailed:
+    def failure(self, message: str, timed_out: bool = False) -> RuntimeFailed:
         if self.proc.poll() is not None:  # let the reader take what the process wrote before it ended
             self._stderr.join(timeout=2)
-        return RuntimeFailed(message, tuple(self.stderr_tail))
+        return RuntimeFailed(message, tuple(self.stderr_tail), timed_out)
 
     def wait(self, timeout_s: float) -> tuple[int, str]:
         """Exit code and stdout of a process that is only waited for; the group is ended on timeout.
@@ -71,7 +72,7 @@ class RuntimeProcess:
             self.proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             self.end()
-            raise self.failure(f"{self.argv[0]} did not finish within {timeout_s:g} s") from None
+            raise self.failure(f"{self.argv[0]} did not finish within {timeout_s:g} s", timed_out=True) from None
         except BaseException:
             self.end()
             raise

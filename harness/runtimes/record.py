@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from harness.models.base import ModelRequest
+from harness.runtimes.canary import canary_checks
 from harness.runtimes.capture import RuntimeCompaction
 from harness.runtimes.checks import check, request_tokens
 from harness.runtimes.driver import Drive
+from harness.runtimes.faults import fault_json
 from harness.cases.schema import Case
 from harness.session import Session
 
@@ -30,12 +32,14 @@ def _prompt(request: ModelRequest) -> dict[str, Any]:
             "history": "serialised" if len(request.messages) <= 2 else "items"}
 
 
-def compaction_json(found: RuntimeCompaction, session: Session, window: int) -> dict[str, Any]:
+def compaction_json(found: RuntimeCompaction, session: Session, window: int,
+                    canary: str | None = None) -> dict[str, Any]:
     first = found.requests[0]
     return {"number": found.number, "position": found.position, "mid_turn": found.mid_turn,
             "steps_before": first.used_before, "calls": len(found.requests), "covers": found.covers,
             "kept_ahead": len(found.kept), "request": _prompt(first.request),
-            "summary_chars": len(found.summary), **check(found, session, window)}
+            "summary_chars": len(found.summary), **check(found, session, window),
+            **(canary_checks(found, canary) if canary else {})}
 
 
 def sent_outputs(drive: Drive) -> dict[str, str]:
@@ -77,5 +81,6 @@ def drive_json(drive: Drive, case: Case, window: int) -> dict[str, Any]:
             "failure": drive.failure, "stopped": drive.stopped, "stopped_position": drive.stopped_position,
             "stderr_tail": list(drive.stderr_tail), "errors": list(drive.errors),
             "refused_past_window": drive.refused,
-            **cuts(drive, case),
-            "compactions": [compaction_json(c, session, window) for c in drive.compactions]}
+            **cuts(drive, case), **({"faults": fault_json(drive)} if drive.fault else {}),
+            **({"canary": True} if drive.canary else {}),
+            "compactions": [compaction_json(c, session, window, drive.canary) for c in drive.compactions]}

@@ -95,7 +95,7 @@ class RpcSession:
             event = self.events.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             raise self.process.failure(f"{self.adapter.name}: no {waiting_for} within "
-                                       f"{self.adapter.turn_timeout_s:g} s") from None
+                                       f"{self.adapter.turn_timeout_s:g} s", timed_out=True) from None
         if event is None:
             raise self.process.failure(f"{self.adapter.name} exited while waiting for {waiting_for} "
                                        f"(exit {self.process.proc.poll()})")
@@ -146,7 +146,8 @@ class RpcSession:
                 event = self.events.get(timeout=max(0.01, min(until, deadline) - time.monotonic()))
             except queue.Empty:
                 if busy and time.monotonic() > deadline:
-                    raise self.process.failure(f"{self.adapter.name}: a compaction did not end in time") from None
+                    raise self.process.failure(f"{self.adapter.name}: a compaction did not end in time",
+                                               timed_out=True) from None
                 if not busy:
                     return False
                 continue

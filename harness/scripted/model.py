@@ -21,6 +21,7 @@ from harness.models.base import ModelClient, ModelRequest
 from harness.models.emulator.faults import EmulatorError
 from harness.models.emulator.reply import Exchange, Reply
 from harness.scripted.alignment import drift
+from harness.scripted.faults import FaultPlan, SummaryFault, cut
 from harness.scripted.log import RequestLog
 from harness.scripted.mapping import NoToolForCall, mapped_call
 from harness.scripted.signatures import Signatures
@@ -54,8 +55,11 @@ class ScriptedModel:
     """Call it as the emulator's responder: `Emulator(responder=ScriptedModel(...))`."""
 
     def __init__(self, script: Script, *, signatures: Signatures, summarizer: ModelClient,
-                 workspace: str | Path | None = None, log: RequestLog | None = None, side_reply: str = SIDE_REPLY):
+                 workspace: str | Path | None = None, log: RequestLog | None = None, side_reply: str = SIDE_REPLY,
+                 fault: SummaryFault | None = None):
         self.script, self.signatures, self.summarizer = script, signatures, summarizer
+        self.faults = FaultPlan(fault)
+        self._injected: dict[int, str] = {}  # id of a request being answered -> the fault it got
         self.workspace = Path(workspace).resolve() if workspace is not None else None
         self.log, self.side_reply = log, side_reply
         self.used = 0
@@ -68,8 +72,13 @@ class ScriptedModel:
     def __call__(self, request: ModelRequest, exchange: Exchange) -> Reply:
         kind = self.signatures.classify(request, exchange.headers)
         if kind == "compaction":
-            self._record(exchange, kind)
-            return self._summarize(request)
+            fault = self.faults.take()
+            self._record(exchange, kind, note=f"injected fault: {fault}" if fault else None)
+            if fault is None:
+                return self._summarize(request)
+            with self._lock:
+                self._injected[id(request)] = fault
+            return self._faulted(request, fault)
         if kind == "side":
             self._record(exchange, kind)
             with self._lock:
@@ -77,6 +86,11 @@ class ScriptedModel:
             return Reply(self.side_reply)
         with self._lock:
             return self._turn(request, exchange)
+
+    def injected(self, request: ModelRequest) -> str | None:
+        """The fault the request (being answered, or just answered) got; asked once, by the observer."""
+        with self._lock:
+            return self._injected.pop(id(request), None)
 
     def outcome(self) -> Outcome:
         with self._lock:
@@ -119,6 +133,11 @@ class ScriptedModel:
         with self._lock:
             self.compactions += 1
         return Reply(response.text, (), "length" if response.truncated else "stop")
+
+    def _faulted(self, request: ModelRequest, fault: str) -> Reply:
+        """A summarization request answered with the fault instead of (or, cut, with part of) its summary."""
+        reply = self.faults.before(fault)
+        return reply if reply is not None else cut(self._summarize(request))
 
     def _record(self, exchange: Exchange, kind: str, step: int | None = None, note: str | None = None) -> None:
         if self.log is not None:

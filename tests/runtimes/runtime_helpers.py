@@ -18,3 +18,18 @@ def require(name: str) -> Installed:
         return installed(name)
     except HarnessError as exc:
         pytest.skip(str(exc))
+
+
+def small_tail_pi(pi: Installed, folder: Path) -> Path:
+    """The shipped pi adapter keeping 4000 recent tokens (RUNTIMES.md's trial value), so a short cut of the case
+    at 32K compacts real history: with pi's default 20000 kept, every message of the case's first turns fits in
+    its tail and its summarization request at 32K holds an empty <conversation>."""
+    text = Path(pi.adapter.source).read_text()
+    text = text.replace('name = "pi"', 'name = "pi-small-tail"', 1)
+    text = text.replace('npm = "@mariozechner/pi-coding-agent"\nbin = "pi"', f'bin = "{pi.binary}"', 1)
+    text = text.replace('{"compaction": {"enabled": ${compaction_setting}}',
+                        '{"compaction": {"enabled": ${compaction_setting}, "keepRecentTokens": 4000}', 1)
+    assert 'name = "pi-small-tail"' in text and "keepRecentTokens" in text and str(pi.binary) in text
+    path = folder / "pi-small-tail.toml"
+    path.write_text(text)
+    return path

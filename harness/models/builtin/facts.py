@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from harness.models.builtin.alternation import Alternation, Need
 from harness.models.builtin.outputs import is_bookkeeping, script_echo
 
 MAX_FACT_CHARS = 160
@@ -30,7 +31,13 @@ _PATTERNS = (
     # a branch name is named as one and has a separator in it (feat/colours, alex/ent-221-hooks)
     r"\b(?:branch|checkout(?: -b)?|switch(?: -c)?)\s+['\"`]?[\w.-]+[/-][\w./-]+",
 )
-_VALUE = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.I)
+# What a line must hold for each pattern to match in it (alternation.py): most lines skip most patterns.
+_NEEDS = {_PATTERNS[0]: Need(digit=True, chars=":"), _PATTERNS[1]: Need(digit=True),
+          _PATTERNS[2]: Need(digit=True, chars="-"), _PATTERNS[3]: Need(digit=True, chars="#"),
+          _PATTERNS[4]: Need(digit=True), _PATTERNS[5]: Need(digit=True, chars="."), _PATTERNS[7]: Need(chars="-"),
+          _PATTERNS[8]: Need(chars="@"), _PATTERNS[9]: Need(any_chars=":="), _PATTERNS[10]: Need(digit=True),
+          _PATTERNS[11]: Need(chars="/"), _PATTERNS[12]: Need(any_chars="/-")}
+_VALUE = Alternation(_PATTERNS, _NEEDS, re.I)
 # git names the branch it is on, any name ("main" too): "On branch X", "Switched to (a new) branch 'X'",
 # and a commit's first line "[X 1a2b3c4] message". That is the working branch, a value later steps need.
 GIT_BRANCH = re.compile(r"^(?:On branch |Switched to (?:a new )?branch '?|\[)([\w./-]+?)'?(?:$| (?:\(root-commit\) )?"

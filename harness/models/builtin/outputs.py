@@ -9,6 +9,7 @@ summary keeps: the failures and the totals say what the run found.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _TASK_TAG = re.compile(r"^(@?[\w.-]+(?:/[\w.-]+)?):([\w-]+): ?", re.M)
 MIN_TAGGED = 3  # a few tagged lines make a runner's output, one is a line that happens to hold a colon
@@ -18,6 +19,7 @@ _CACHE_LOG = re.compile(r"\bcache (hit|miss|bypass)\b", re.I)
 _SCRIPT_ECHO = re.compile(r"^\$ (\S+(?: \S+){2,})$")
 
 
+@lru_cache(maxsize=4096)  # read by the summary and again by its fill pass
 def untagged(output: str) -> str:
     """The output with a task runner's per-line tags removed, when most of its lines carry one."""
     lines = [line for line in output.splitlines() if line.strip()]

@@ -4,6 +4,7 @@ the line of its output that says what failed."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from harness.models.builtin.text import ERROR_LINE, clip
 
@@ -35,6 +36,7 @@ _SAYS_ERROR = re.compile(r":\s*(fatal )?error\b", re.I)  # a diagnostic's severi
 MAX_DETAIL_LINES = 3
 
 
+@lru_cache(maxsize=4096)  # the summary reads each output, and its fill pass reads the failed ones again
 def error_line(output: str) -> str:
     """The most telling error lines: compiler diagnostics (errors before warnings), else the last
     'XyzError: ...' line, else the first line that reports a failure; '' when the output reports none."""

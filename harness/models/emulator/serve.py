@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -62,12 +63,21 @@ def _handler_for(emulator: Emulator) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up (a runtime abandoning a held request to retry) is not an error of the server's:
+        no traceback on the user's terminal. Anything else is printed as before."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 class EmulatorServer:
     """The emulator on loopback, in a background thread: `with EmulatorServer(port=0) as server: server.url`."""
 
     def __init__(self, port: int = 0, host: str = "127.0.0.1", emulator: Emulator | None = None):
         self.emulator = emulator or Emulator()
-        self.httpd = ThreadingHTTPServer((host, port), _handler_for(self.emulator))
+        self.httpd = _Server((host, port), _handler_for(self.emulator))
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 

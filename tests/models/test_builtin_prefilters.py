@@ -1,0 +1,103 @@
+"""Regexes skipped where a cheap check says they cannot match, found to match as before.
+
+The exact-values alternation searched with only the patterns a line can match finds what the whole alternation
+finds, match for match: on lines made to hit each pattern (keywords in odd cases, all-letter hashes that take a
+position from another pattern) and on a sample of every shipped case's lines. The summary-sentence noise is
+only searched in a text holding one of its words: every sentence holds one."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from harness.models.builtin import facts, noise
+from harness.models.builtin.alternation import Alternation, Need
+
+ROOT = Path(__file__).resolve().parents[2]
+WHOLE = re.compile("|".join(f"(?:{p})" for p in facts._PATTERNS), re.I)
+SAMPLE_EVERY = 50  # of the shipped cases' distinct lines, sorted (about 6,000 lines)
+
+LINES = [
+    "", "no values here at all", "listening on localhost:5432 now", "db.internal:8080 is up", "use PORT 9090",
+    "fixed ENT-109 and PRO-89", "see PR #170 and issue #89", "Pull Request 12 merged", "ISSUE 7", "bumped to v2.1.7",
+    "commit 1a2b3c4d5e", "deadbeef@x.com has no digit", "deadbeefcafe alone", "deadbeef-dead-beef-dead-beefdeadbeef",
+    "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "mail ops+bot@example.co.uk", "PASSWORD: hunter2", "api_key=abc",
+    "Username = root", "took 11ms, 3 tests, 2 files", "✓ fetchRange keeps order 11ms", "see /usr/local/bin/node",
+    "git checkout -b feat/colours", "Switched to branch 'alex/ent-221-hooks'", "ſwitch to branch x", "ıssue 5",
+    "İSSUE #5", "\u212aey: 1", "port\u00a080", "١٢٣ms", "#12.foo@bar.com", "port 8080x@host.com", "PR#3 v1.2.3+build.5",
+]
+
+
+def case_lines() -> list[str]:
+    lines: set[str] = set()
+    for session in sorted(ROOT.glob("cases/*/session.jsonl")):
+        for record in session.read_text(encoding="utf-8").splitlines():
+            content = json.loads(record).get("content") if record.strip() else None
+            if isinstance(content, str):
+                lines.update(content.splitlines())
+    return sorted(lines)[::SAMPLE_EVERY]
+
+
+def found(matches) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), m.group(0)) for m in matches]
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_made_lines_match_as_the_whole_alternation(line):
+    assert found(facts._VALUE.finditer(line)) == found(WHOLE.finditer(line))
+
+
+def test_case_lines_match_as_the_whole_alternation():
+    lines = case_lines()
+    assert len(lines) > 1000
+    differ = [line for line in lines if found(facts._VALUE.finditer(line)) != found(WHOLE.finditer(line))]
+    assert differ == []
+
+
+def test_every_value_pattern_but_the_hash_has_a_need():
+    assert [p for p, need in zip(facts._VALUE.patterns, facts._VALUE.needs) if need is None] == [facts._PATTERNS[6]]
+
+
+def test_a_line_without_what_a_pattern_needs_skips_it():
+    alternation = Alternation(("port (\\d+)", "x", "a@b"), {"port (\\d+)": Need(digit=True),
+                                                           "a@b": Need(chars="@", any_chars="ab")}, re.I)
+    assert [p for p in alternation.possible(True, (False, False, False))] == ["port (\\d+)", "x"]
+    assert [p for p in alternation.possible(False, (True, False, False))] == ["x"]
+    assert [p for p in alternation.possible(False, (True, False, True))] == ["x", "a@b"]
+    assert [found(alternation.finditer(line)) for line in ("PORT 80 a@b", "PORT x")] == \
+        [[(0, 7, "PORT 80"), (8, 11, "a@b")], [(5, 6, "x")]]
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of a pattern (no '|' inside a group or a class counts)."""
+    parts, depth, start, escaped, in_class = [], 0, 0, False, False
+    for at, char in enumerate(pattern):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char in "[]":
+            in_class = char == "["
+        elif not in_class and char in "()":
+            depth += 1 if char == "(" else -1
+        elif char == "|" and depth == 0 and not in_class:
+            parts.append(pattern[start:at])
+            start = at + 1
+    return parts + [pattern[start:]]
+
+
+def test_every_summary_sentence_holds_a_summary_word():
+    sentences = _alternatives(noise._SUMMARY_SENTENCES.pattern)
+    assert len(sentences) == 9
+    assert [s for s in sentences if not any(w in s.lower() for w in noise.SUMMARY_WORDS)] == []
+
+
+@pytest.mark.parametrize("text", ["Analysis:\nthe plan", "ſummary:", "x\nSUMMARY:  \ny", "Please continue the "
+                                  "conversation from where we left it off, thanks.", "no boilerplate here"])
+def test_summary_sentences_go_as_before(text):
+    whole = noise._SUMMARY_SENTENCES.sub(" ", text)
+    assert noise.strip_noise.__wrapped__(text) == "\n".join(
+        line.rstrip() for line in whole.splitlines() if line.strip()).strip()
