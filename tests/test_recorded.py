@@ -202,3 +202,20 @@ def test_the_real_samples_have_no_compaction_records(tmp_path, capsys):
         folder = tmp_path / sample.name.split(".")[0].replace("_", "-")
         assert main(["cases", "import", str(sample), "--out", str(folder), "--window", "128000"]) == 0
         assert "compaction records: 0" in capsys.readouterr().out
+
+
+def test_a_runtime_that_never_compacted_replays_uncompacted():
+    """A real runtime's control (or a case it never had to compact) has no compaction records: the `recorded`
+    policy it is replayed with then folds nothing, where an imported transcript without records is an error."""
+    from dataclasses import replace
+
+    from harness.errors import HarnessError
+    from harness.session import Message, Session
+
+    session = Session((Message("user", "hello"), Message("assistant", "hi")))
+    config = PolicyConfig(context_window=100_000)
+    with pytest.raises(HarnessError, match="no compaction records"):
+        Compactor(session, make_policy("recorded", config), PlaceholderSummarizer()).run()
+    replay = Compactor(session, replace(make_policy("recorded", config), none_is_fine=True),
+                       PlaceholderSummarizer(), points={"end"}).run()
+    assert replay.events == [] and replay.snapshots["end"].summary is None and replay.snapshots["end"].end == 2

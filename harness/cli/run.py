@@ -68,6 +68,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--runtime-compaction", choices=("on", "off"), default="on",
                      help="off: the runtime's control, its own compaction switched off (what its own tool-output "
                           "cuts lose)")
+    run.add_argument("--runtime-control", action="store_true",
+                     help="also drive each case with the runtime's compaction off (a window it never fills) and grade "
+                          "the same probes on what it sent there: the report splits the probes the runtime lost to "
+                          "its own tool-output cuts from those lost to its compaction (the case's time doubles)")
     run.add_argument("--runtime-set", action="append", metavar="NAME=VALUE", default=[],
                      help="a runtime setting its adapter declares in [settings] (e.g. opencode's prune=true); "
                           "part of the configuration, so gate names a change")
@@ -193,11 +197,14 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
                in product(args.policy or ["default"], args.model or ["builtin"], args.summarizer or ["same"],
                           controls_of(args), instructions_of(args))]
     runtime_settings = tuple(_runtime_setting(pair) for pair in args.runtime_set)
+    if args.runtime_control and (not args.runtime or args.runtime_compaction == "off"):
+        raise HarnessError("--runtime-control drives each --runtime case again with its compaction off, beside the "
+                           "run with it on: give --runtime, and leave out --runtime-compaction off")
     fault = _summary_fault(args)
     # a runtime uses its own prompt: one configuration per runtime and model, not per --instruction
     configs += [replace(config, policy="recorded", runtime=runtime, runtime_compaction=args.runtime_compaction == "on",
                         runtime_settings=runtime_settings, allow_version_drift=args.allow_version_drift, control=None,
-                        runtime_fault=fault, runtime_canary=args.canary)
+                        runtime_fault=fault, runtime_canary=args.canary, runtime_control=args.runtime_control)
                 for runtime in dict.fromkeys(args.runtime or ()) for config in configs if config.control is None
                 and config.policy == (args.policy or ["default"])[0] and config.instruction == configs[0].instruction]
     recording = [with_recording(config, args.record_mode, args.cassettes) for config in configs]

@@ -36,10 +36,17 @@ class ContextSnapshot:
     kept: tuple[int, ...] = ()
     pruned: tuple[int, ...] = ()  # tool results shown as PRUNED_MARKER (pruning peers only)
     kept_text: tuple[KeptText, ...] = ()
+    # (index, content): messages as a real runtime's request at this point carried them (its own cuts of tool
+    # outputs, its pruning), shown instead of the session's; the token counts above stay the replay's
+    sent: tuple[tuple[int, str], ...] = ()
 
     def parts(self, session: Session) -> tuple[list[Message], str | None, list[Message]]:
         """The messages before the summary block, the block, and the messages after it."""
         messages = session.messages
+        if self.sent:
+            messages = list(messages)
+            for index, content in self.sent:
+                messages[index] = replace(messages[index], content=content)
         kept = kept_messages(messages, self.kept, self.kept_text)
         live = list(messages[self.live_start:self.end])
         for i in self.pruned:

@@ -98,11 +98,11 @@ def recorded_points(session: Session) -> tuple[RecordedPoint, ...]:
     return tuple(points)
 
 
-def points_by_position(session: Session) -> dict[int, tuple[RecordedPoint, ...]]:
+def points_by_position(session: Session, required: bool = True) -> dict[int, tuple[RecordedPoint, ...]]:
     grouped: dict[int, tuple[RecordedPoint, ...]] = {}
     for point in recorded_points(session):
         grouped[point.position] = grouped.get(point.position, ()) + (point,)
-    if not grouped:
+    if not grouped and required:
         raise HarnessError(f"{session.path}: the session has no compaction records to replay; import a Claude Code "
                            f"or Codex transcript that compacted (FORMATS.md)")
     return grouped
@@ -123,9 +123,10 @@ class RecordedPolicy(Policy):
     config: PolicyConfig
     name: str = "recorded"
     points: dict[int, tuple[RecordedPoint, ...]] = field(default_factory=dict)
+    none_is_fine: bool = False  # a real runtime that never compacted (its control, a short case): nothing to fold
 
     def begin(self, session: Session, tokens: Callable[[int], int], system_tokens: int) -> None:
-        self.points = points_by_position(session)
+        self.points = points_by_position(session, required=not self.none_is_fine)
 
     @property
     def compaction_points(self) -> frozenset[int]:

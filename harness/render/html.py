@@ -21,6 +21,7 @@ from harness.render.html_case import case_section
 from harness.render.lost import lost_probes
 from harness.render.runtime import drives, runtime_section
 from harness.render.markup import Cell, num, paragraph, section, table
+from harness.render.runtime_losses import runtime_losses_section
 from harness.render.risks import RISK_MEANINGS, risk_line, run_risks
 from harness.results.aggregate import GRADES
 
@@ -43,8 +44,8 @@ def report_html(run: dict[str, Any], folder: Path | None = None) -> str:
     grade = run["aggregates"]["grade"]
     # the headline and the plot first: both on the first screen
     parts = [headline_section(run), plots_section(run), rates_section(run), risks_section(run),
-             lost_section(run, folder), runtime_section(run), cases_index(run), *(case_section(k, r, grade, folder)
-                                                           for k, r in run["cases"].items()), definitions_section()]
+             lost_section(run, folder), runtime_section(run), runtime_losses_section(run), cases_index(run),
+             *(case_section(k, r, grade, folder) for k, r in run["cases"].items()), definitions_section()]
     nav = " ".join(f'<a href="#{escape(i)}">{escape(t)}</a>' for i, t in
                    (("headline", "headline"), ("plots", "plots"), ("rates", "rates"), ("risks", "risks"),
                     ("lost-probes", "lost probes"), *((("runtime", "runtime"),) if drives(run) else ()), ("cases", f"cases ({len(run['cases'])})"),

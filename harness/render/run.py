@@ -22,6 +22,7 @@ from harness.render.definitions import markdown_definitions
 from harness.render.failed import failed_request_count, failed_request_lines
 from harness.render.html import write_html
 from harness.render.lost import lost_probes, markdown_lost
+from harness.render.runtime_losses import markdown_runtime_losses
 from harness.render.plots import age_key, retention_plot
 from harness.render.risks import markdown_risks
 from harness.render.runtime import markdown_runtime
@@ -166,6 +167,7 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
     lines += [f"{line}.", ""] if (line := ceiling_line(agg.get("ceilings"))) else []
     lines += markdown_latency(run) + markdown_risks(run) + markdown_plots(run, path.parent)
     lines += markdown_lost(lost_probes(run, path.parent), grade) + markdown_runtime(run)
+    lines += markdown_runtime_losses(run)
     lines += markdown_invalid(agg) + markdown_unreached(run)
     if agg["errors"]:
         lines += ["### Errors", "", *(f"- {c}: {e}" for c, e in agg["errors"].items()), ""]

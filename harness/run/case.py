@@ -4,7 +4,7 @@ each control, and build its case record (results.schema)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.cases.schema import Case
@@ -83,17 +83,20 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
             summarizer = ProviderSummarizer(clients.get(config.summarizer_spec), config.sections, template)
         if config.control:
             summarizer = ControlSummarizer(config.control, summarizer)
-        runtime = None
+        driven = None
         if plan.runtime is not None:  # the runtime compacts with its own trigger, prompt and tail; we replay it
-            from harness.run.runtime import driven_case, pricing_of
+            from harness.run import runtime as rt
 
             sizes = plan.policy_config(case)
-            case, runtime = driven_case(case, plan.runtime, clients.get(config.summarizer_spec), plan.runtime_logs,
-                                        config.runtime_compaction, sizes.context_window, sizes.max_output_tokens,
-                                        config.runtime_settings, config.runtime_fault, config.runtime_canary,
-                                        pricing_of(plan))
+            driven = rt.driven_case(case, plan.runtime, clients.get(config.summarizer_spec), plan.runtime_logs,
+                                    config.runtime_compaction, sizes.context_window, sizes.max_output_tokens,
+                                    config.runtime_settings, config.runtime_fault, config.runtime_canary,
+                                    config.runtime_control, rt.pricing_of(plan))
+            case = driven.case
         policy_config = plan.policy_config(case)
         policy = make_policy(config.policy, policy_config)
+        if driven is not None:  # a runtime that never compacted is graded on what it sent, uncompacted
+            policy = replace(policy, none_is_fine=True)
         if config.at_points:
             from harness.policy.recorded import at_recorded_points
 
@@ -103,14 +106,21 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
         compactor = Compactor(case.session, policy, summarizer, points=points, stop_on_failure=True,
                               true=case.true_tokens)
         replay = compactor.run()
+        if driven is not None:  # graded on what the runtime sent, its own cuts of tool outputs included
+            replay.snapshots = rt.as_sent(replay.snapshots, driven.sent)
         replayed = time.perf_counter()
         meters = Meters(clients.get(config.answerer_spec), clients.get(config.judge) if config.judge else None)
         judge_spec = plan.judge
         judge = Named(meters.judge, "judge") if meters.judge is not None else None
         answerers = Answerers(Named(meters.answerer, "answer"), plan.answerer.model, judge,
                               judge_spec.model if judge_spec else "")
+        runtime = driven.record if driven is not None else None
         probes = grade_probes(case, replay, answerers, plan.answerer_window(case), compactor.failure,
                               Stopped.of(runtime))
+        if driven is not None and driven.control is not None:  # the same probes on what the control sent
+            cut, empty = rt.control_case(case, replay, driven.control)
+            control = grade_probes(cut, empty, answerers, plan.answerer_window(cut))
+            runtime = {**runtime, "control": {**runtime["control"], **rt.split(probes, control)}}
         graded = time.perf_counter()
     finally:
         clients.close()

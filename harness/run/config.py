@@ -73,6 +73,9 @@ class RunConfig:
     allow_version_drift: bool = False  # run a runtime whose installed version is not its adapter's pin
     runtime_fault: Any = None  # harness.scripted.faults.SummaryFault on the runtime's summarization calls
     runtime_canary: bool = False  # a canary secret planted in a tool output (harness.scripted.canary)
+    # also drive each case with the runtime's compaction off, to tell its own cuts' losses from its compaction's
+    # (outcome.runtime.control); grades of the run itself do not depend on it, so not in the configuration record
+    runtime_control: bool = False
 
     @property
     def summarizer_spec(self) -> str:

@@ -1,7 +1,7 @@
 """Is a turn request the one the script expects? Its newest message must be the user prompt of the next step,
 or the outputs of the previous step's calls (a runtime may wrap an output, as Codex's "Chunk ID: ...\\nOutput:\\n"
-header does, and cut a long one: the output's head must be in what came back). Otherwise the replay has drifted
-and the case stops: `drift at step K: expected ..., got ...`."""
+header does, and cut a long one: the output's head or its end must be in what came back). Otherwise the replay
+has drifted and the case stops: `drift at step K: expected ..., got ...`."""
 
 from __future__ import annotations
 
@@ -60,9 +60,10 @@ def _trailing_results(messages: tuple[ChatMessage, ...]) -> list[ChatMessage]:
 
 
 def _carries(received: str, recorded: str) -> bool:
-    """The recorded text's head arrived (an empty recorded output matches whatever the runtime says for it)."""
-    head = recorded.strip()[:HEAD_CHARS]
-    return not head or head in received
+    """The recorded text's head arrived, or its end (pi keeps a long output's last 50 KB); an empty
+    recorded output matches whatever the runtime says for it."""
+    text = recorded.strip()
+    return not text or text[:HEAD_CHARS] in received or text[-HEAD_CHARS:] in received
 
 
 def describe(message: ChatMessage | None) -> str:
