@@ -19,7 +19,10 @@ class GeminiCliPolicy(Policy):
     when the history ends on an assistant message without tool calls, else the latest user message. A
     summary that would make the context larger is rejected (the context stays as it was, risk
     `summary_rejected`), and every later compaction of the replay only truncates (head dropped, no summary).
-    Leaves out: gemini-cli's own token counting (the model's count endpoint) and its summary prompt.
+    Leaves out: gemini-cli's own token counting (the model's count endpoint) and its summary prompt, and its base
+    request: 0.61.0's system prompt and tool declarations (~10.4K tokens) count toward its trigger, so the real
+    runtime at a 32K window compacts after a few steps and again soon after each compaction (28 times on
+    edge-32k-window against this peer's 3; docs/runtimes.md, peer fidelity).
     """
 
     config: PolicyConfig
