@@ -90,10 +90,11 @@ def cluster_bootstrap(clusters: Sequence[Sequence[float]], rounds: int = 2000,
         return None
     rng = random.Random(seed)
     k = len(clusters)
+    totals, sizes = [sum(c) for c in clusters], [len(c) for c in clusters]  # each cluster summed once, not per draw
     means = []
     for _ in range(rounds):
-        drawn = [clusters[rng.randrange(k)] for _ in range(k)]
-        means.append(sum(sum(c) for c in drawn) / sum(len(c) for c in drawn))
+        drawn = [rng.randrange(k) for _ in range(k)]
+        means.append(sum(totals[i] for i in drawn) / sum(sizes[i] for i in drawn))
     means.sort()
     return means[int(0.025 * rounds)], means[int(0.975 * rounds) - 1]
 
