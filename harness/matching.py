@@ -82,6 +82,19 @@ class Haystack:
         self.raw = raw
         self.heading = heading
 
+    @classmethod
+    def joined(cls, raws: Iterable[str], forms: dict[str, str]) -> Haystack:
+        """The texts joined by line breaks, its normal form made of theirs (`forms`: raw -> normal form, kept
+        across calls): a case's contexts repeat the same messages, each normalised once, not once per context.
+        Equal to normalising the joined text: the normal form is made character by character except where
+        whitespace runs collapse, a line break ends a run of letters (for lower-casing) and no thousands
+        separator reaches across it."""
+        raws = list(raws)
+        haystack = cls("\n".join(raws))
+        parts = (forms[raw] if raw in forms else forms.setdefault(raw, normalise(raw)) for raw in raws)
+        haystack.__dict__["text"] = " ".join(part for part in parts if part)  # preset cached_property
+        return haystack
+
     @cached_property
     def text(self) -> str:
         return normalise(self.raw)

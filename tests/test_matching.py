@@ -121,3 +121,19 @@ def test_texts_searched_together_hold_an_item_where_each_text_does(end):
             expected = {i for i in range(reach) if contains(Haystack(MESSAGES[i]), item)}
             assert texts.holding(item, reach) == expected, (item, reach)
     assert texts.holding("8080", len(MESSAGES)) == {0, 7, 12, 19}
+
+
+def test_texts_joined_normalise_as_their_joined_text_does():
+    """Haystack.joined builds the normal form from the parts' own: equal to normalising the joined text at every
+    boundary the parts can make (whitespace, quotes, digit groups, a final sigma, empty parts)."""
+    import random
+
+    pieces = ["", " ", "\n", "1", ",", "000", "_", "'", "\u201c", "\\", "ΑΣ", "Σ", "σ", "İ", "a", "Port", "\u00a0",
+              "\x1c", "\t", ".", "5", "2,500", "x y", "ÉÉ"]
+    rng = random.Random(11)
+    forms: dict[str, str] = {}
+    for _ in range(3000):
+        raws = ["".join(rng.choice(pieces) for _ in range(rng.randrange(4))) for _ in range(rng.randrange(5))]
+        joined = Haystack.joined(raws, forms)
+        assert joined.raw == "\n".join(raws)
+        assert joined.text == normalise("\n".join(raws)), raws
