@@ -85,10 +85,9 @@ def _ask_all(case: Case, asks: list[Ask], models: Answerers,
     for ask in asks:
         by_context.setdefault(ask.context, []).append(ask)
     grades: dict[tuple[int, str], ConditionGrade] = {}
-    forms: dict[str, str] = {}  # the messages' normal forms, shared by the case's contexts
     for context, group in by_context.items():
         condition = group[0].asked
-        text: ContextText = condition.text(forms)
+        text: ContextText = condition.text(case.normal_forms)  # the messages normalised once for all contexts
         size = condition.prompt_tokens(case.true_tokens)
         not_sent = None if window.fits(size) else (f"not sent: {size} tokens exceed the answerer's window "
                                                    f"({window.window} with {window.answer_tokens} for the answer)")
