@@ -182,8 +182,9 @@ class Texts:
     `end` hold an item, as `contains` finds it in each. They are joined with a line break, which no normal form
     holds: a match never spans two texts, and each text's edges read as its own (a line break is no word)."""
 
-    def __init__(self, raws: Iterable[str]):
+    def __init__(self, raws: Iterable[str], forms: dict[str, str] | None = None):
         self._raws = iter(raws)  # normalised only as far as a search reaches
+        self._forms = {} if forms is None else forms  # raw -> normal form, perhaps shared (Haystack.joined)
         self._starts: list[int] = []
         self._joined = ""
 
@@ -203,7 +204,9 @@ class Texts:
         return found
 
     def _read(self, end: int) -> None:
-        texts = [normalise(raw) for raw in islice(self._raws, max(0, end - len(self._starts)))]
+        forms = self._forms
+        texts = [forms[raw] if raw in forms else forms.setdefault(raw, normalise(raw))
+                 for raw in islice(self._raws, max(0, end - len(self._starts)))]
         offset = len(self._joined)
         for text in texts:
             self._starts.append(offset)

@@ -80,10 +80,11 @@ class Ceiling:
 class CeilingBuilder:
     """Ceilings for the probes of one session: per-message counts and normalised texts computed once."""
 
-    def __init__(self, session: Session, sizes: MessageTokens, window: AnswererWindow):
+    def __init__(self, session: Session, sizes: MessageTokens, window: AnswererWindow,
+                 forms: dict[str, str] | None = None):
         self.session, self.sizes, self.window = session, sizes, window
         self._units = steps(session.messages)
-        self._texts = Texts(message_text(m) for m in session.messages)
+        self._texts = Texts((message_text(m) for m in session.messages), forms)
         self._system = sizes.text(session.system)
 
     def for_probe(self, probe: Probe, end: int) -> Ceiling:

@@ -48,7 +48,7 @@ def grade_probes(case: Case, replay: Replay, models: Answerers, window: Answerer
                  failure: RequestFailure | None = None) -> list[ProbeRecord]:
     """Every probe graded under each condition; after a failed summarizer request (`failure`, which stopped
     the replay), the probes whose point was never reached record it instead."""
-    builder = CeilingBuilder(case.session, case.true_tokens, window)
+    builder = CeilingBuilder(case.session, case.true_tokens, window, case.normal_forms)
     asks: list[Ask] = []
     ceilings: dict[int, Ceiling] = {}
     at_point: dict[str, Ceiling] = {}
