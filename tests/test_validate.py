@@ -10,9 +10,6 @@ from harness.cli import main
 from harness.studies.verdict import decide, default_plan, figures, sentence_of
 
 SMALL = ["edge-32k-window", "desktop-cli-dry-run"]
-# The emulator's record-then-replay: one small case the default policy compacts (twice), so both summarizers
-# write summaries to record and cost (edge-32k-window compacts six times, each summary twice over the wire).
-EMULATED = "auto-real-django-15814"
 
 
 def test_builtin_verdict_and_outputs(tmp_path, capsys):
@@ -36,11 +33,11 @@ def test_emulator_records_then_replays(tmp_path):
     from harness.render.verdict import write_verdict
     from harness.studies.verdict import validate_summarizer
 
-    cases = discover("cases", [EMULATED])
+    cases = discover("cases", SMALL[:1])
     first = write_verdict(validate_summarizer(cases, "openai:gpt-5@emulator", "openai:gpt-5-mini@emulator",
                                               tmp_path / "v"))
     assert first["record_mode"] == "new"
-    assert (tmp_path / "v" / "cassettes" / EMULATED).is_dir()
+    assert (tmp_path / "v" / "cassettes" / SMALL[0]).is_dir()
     # two @emulator specs are the same builtin model: the quality half is void and the verdict says so
     assert first["verdict"].startswith("Quality cannot decide: no quality evidence either way (openai:gpt-5@emulator")
     assert "supports" not in first["verdict"]
