@@ -34,6 +34,8 @@ _NOT_FILES = {"dev/null", "/dev/null", "dev/stdout", "dev/stderr"}
 
 def _path_form(token: str) -> str | None:
     """The normal form of a token that looks like a path (no `./`, no trailing `/`), or None."""
+    if "." not in token and "/" not in token:  # no extension, dot-name or root can come out of it: most words
+        return None
     token = token.strip().lstrip(_LEAD).rstrip(_TRAIL)
     token = token.split("::", 1)[0]  # tests/x.py::test_name
     token = re.sub(r"(?::\d+){1,2}$", "", token)  # src/x.py:12:3

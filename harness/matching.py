@@ -13,8 +13,11 @@ Pure functions, no I/O.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
+from itertools import islice
+from typing import Iterable
 
 from harness import probe_regex
 
@@ -66,6 +69,7 @@ def normalise(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+@lru_cache(maxsize=8192)  # a probe's few items are looked up in thousands of texts
 def normalise_item(item: str) -> str:
     """An item's normal form, without trailing punctuation ("9090." asks for 9090)."""
     return normalise(item).strip(_TRAILING + " ")
@@ -77,6 +81,19 @@ class Haystack:
     def __init__(self, raw: str, heading: str = ""):
         self.raw = raw
         self.heading = heading
+
+    @classmethod
+    def joined(cls, raws: Iterable[str], forms: dict[str, str]) -> Haystack:
+        """The texts joined by line breaks, its normal form made of theirs (`forms`: raw -> normal form, kept
+        across calls): a case's contexts repeat the same messages, each normalised once, not once per context.
+        Equal to normalising the joined text: the normal form is made character by character except where
+        whitespace runs collapse, a line break ends a run of letters (for lower-casing) and no thousands
+        separator reaches across it."""
+        raws = list(raws)
+        haystack = cls("\n".join(raws))
+        parts = (forms[raw] if raw in forms else forms.setdefault(raw, normalise(raw)) for raw in raws)
+        haystack.__dict__["text"] = " ".join(part for part in parts if part)  # preset cached_property
+        return haystack
 
     @cached_property
     def text(self) -> str:
@@ -158,6 +175,47 @@ def occurrences(text: str, item: str) -> list[int]:
 
 def contains(haystack: Haystack, item: str) -> bool:
     return bool(occurrences(haystack.text, normalise_item(item)))
+
+
+class Texts:
+    """Many texts (a session's messages, in order) normalised once each and searched together: which of the first
+    `end` hold an item, as `contains` finds it in each. They are joined with a line break, which no normal form
+    holds: a match never spans two texts, and each text's edges read as its own (a line break is no word)."""
+
+    def __init__(self, raws: Iterable[str], forms: dict[str, str] | None = None):
+        self._raws = iter(raws)  # normalised only as far as a search reaches
+        self._forms = {} if forms is None else forms  # raw -> normal form, perhaps shared (Haystack.joined)
+        self._starts: list[int] = []
+        self._joined = ""
+
+    def holding(self, item: str, end: int) -> set[int]:
+        """The positions (below `end`) of the texts in which `item` occurs on token boundaries."""
+        self._read(end)
+        key = normalise_item(item)
+        if not key:  # no offsets to place; each text answers for itself, as `contains` would
+            return {i for i in range(end) if occurrences(self._text(i), key)}
+        stop = self._starts[end] if end < len(self._starts) else len(self._joined)
+        found = set()
+        start = self._joined.find(key, 0, stop)
+        while start != -1:
+            if _left_ok(self._joined, start, key) and _right_ok(self._joined, start + len(key), key):
+                found.add(bisect_right(self._starts, start) - 1)
+            start = self._joined.find(key, start + 1, stop)
+        return found
+
+    def _read(self, end: int) -> None:
+        forms = self._forms
+        texts = [forms[raw] if raw in forms else forms.setdefault(raw, normalise(raw))
+                 for raw in islice(self._raws, max(0, end - len(self._starts)))]
+        offset = len(self._joined)
+        for text in texts:
+            self._starts.append(offset)
+            offset += len(text) + 1
+        self._joined += "".join(f"{text}\n" for text in texts)
+
+    def _text(self, index: int) -> str:
+        stop = self._starts[index + 1] if index + 1 < len(self._starts) else len(self._joined)
+        return self._joined[self._starts[index]:stop - 1]
 
 
 def negated(text: str, start: int) -> bool:

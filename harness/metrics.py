@@ -90,10 +90,11 @@ def cluster_bootstrap(clusters: Sequence[Sequence[float]], rounds: int = 2000,
         return None
     rng = random.Random(seed)
     k = len(clusters)
+    totals, sizes = [sum(c) for c in clusters], [len(c) for c in clusters]  # each cluster summed once, not per draw
     means = []
     for _ in range(rounds):
-        drawn = [clusters[rng.randrange(k)] for _ in range(k)]
-        means.append(sum(sum(c) for c in drawn) / sum(len(c) for c in drawn))
+        drawn = [rng.randrange(k) for _ in range(k)]
+        means.append(sum(totals[i] for i in drawn) / sum(sizes[i] for i in drawn))
     means.sort()
     return means[int(0.025 * rounds)], means[int(0.975 * rounds) - 1]
 
@@ -118,12 +119,12 @@ def _same_file(a: str, b: str) -> bool:
     return a == b or a.endswith("/" + b) or b.endswith("/" + a)
 
 
-def _source_text(head: Sequence[Message], previous_summary: str | None) -> str:
+def _source_parts(head: Sequence[Message], previous_summary: str | None) -> list[str]:
     parts = [previous_summary or ""]
     for message in head:
         parts.append(message.content)
         parts += [s for call in message.tool_calls for v in call.arguments.values() for s in argument_strings(v)]
-    return "\n".join(parts)
+    return parts
 
 
 @dataclass(frozen=True)
@@ -145,10 +146,12 @@ class SummaryCheck:
 
 def check_summary(number: int, summary: str, head: Sequence[Message], previous_summary: str | None,
                   head_tokens: int, summary_tokens: int, sections: Sequence[str],
-                  superseded: Sequence[str] = (), earlier: Sequence[Message] = ()) -> SummaryCheck:
+                  superseded: Sequence[str] = (), earlier: Sequence[Message] = (),
+                  forms: dict[str, str] | None = None) -> SummaryCheck:
     """`superseded`: values replaced before this compaction; stating one as current in the summary is a stale
     fact (a mention marked as history is not). `earlier`: the session's messages before the head; a file the
-    previous summary named that one of their tool calls touched is still true, and carrying it forward is right."""
+    previous summary named that one of their tool calls touched is still true, and carrying it forward is right.
+    `forms`: normal forms already made of the head's texts (Case.normal_forms)."""
     lowered = summary.lower()
     present = tuple(s for s in sections if re.search(rf"^#+\s*{re.escape(s.lower())}\b", lowered, re.MULTILINE))
     refs = git_refs(head) | git_refs(earlier)
@@ -161,7 +164,7 @@ def check_summary(number: int, summary: str, head: Sequence[Message], previous_s
     correct = [m for m in mentioned if any(_same_file(m, t) for t in touched)]
     recall = len(recalled) / len(touched) if touched else None
     precision = len(correct) / len(mentioned) if mentioned and touched else None
-    source = Haystack(_source_text(head, previous_summary))
+    source = Haystack.joined(_source_parts(head, previous_summary), {} if forms is None else forms)
     hallucinated = tuple(sorted(p for p in mentioned if not contains(source, p)))
     stated = Haystack(summary)
     stale = tuple(v for v in superseded if states(stated, v))

@@ -97,15 +97,17 @@ class Condition:
         summary = (ChatMessage("user", self.summary),) if self.summary else ()
         return (*map(chat_message, self.kept), *summary, *map(chat_message, self.messages))
 
-    def text(self) -> ContextText:
+    def text(self, forms: dict[str, str] | None = None) -> ContextText:
         """What the context holds besides the system prompt: for `compacted`, what the compaction produced
-        (kept messages and tail verbatim, the summary apart); the system prompt is never retained content."""
-        verbatim = "\n".join(message_text(m) for m in (*self.kept, *self.messages))
+        (kept messages and tail verbatim, the summary apart); the system prompt is never retained content.
+        `forms`: messages' normal forms kept across a case's contexts (Haystack.joined)."""
+        verbatim = Haystack.joined((message_text(m) for m in (*self.kept, *self.messages)),
+                                   {} if forms is None else forms)
         summary = self.summary
         reference = item_reference(summary)
         if reference is not None:  # a provider item: only what it lets anyone read (None when opaque)
             summary = reference.readable
-        return ContextText(Haystack(verbatim), Haystack(summary) if summary else None)
+        return ContextText(verbatim, Haystack(summary) if summary else None)
 
     def prompt_tokens(self, sizes: MessageTokens) -> int:
         """The context's true tokens: its messages from the session's table (counted once per run), its system

@@ -73,23 +73,19 @@ def parse_toml(text: str, where: str, what: str) -> dict[str, Any]:
             from None
 
 
+# A JSON string (to its closing quote, or to the end when it never closes) or a bracket: the scan below steps over
+# strings in C instead of character by character in Python.
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.S)
+
+
 def depth_exceeds(text: str, limit: int) -> bool:
     """A cheap bracket count (strings included, which only over-counts): JSON this deep is never ours."""
     if text.count("[") + text.count("{") <= limit:
         return False
     depth = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
+    for token in _STRING_OR_BRACKET.finditer(text):
+        char = token.group()[0]
+        if char in "[{":
             depth += 1
             if depth > limit:
                 return True

@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.matching import Haystack, contains, match_items, normalise, normalise_item, states
+from harness.matching import Haystack, Texts, contains, match_items, normalise, normalise_item, states
 
 
 def has(text: str, item: str) -> bool:
@@ -104,3 +104,36 @@ def test_cluster_bootstrap_is_wider_than_wilson_when_cases_differ():
     assert cluster_bootstrap([]) is None
     mean, d_low, d_high = cluster_bootstrap_difference([[(0.0, 1.0), (1.0, 1.0)]] * 4)
     assert mean == 0.5 and d_low == d_high == 0.5
+
+
+# Texts searched together find exactly what `contains` finds in each: edges, decimals and separators included.
+MESSAGES = ["port 8080", "1.", "5 retries", "", "  Version 1.5\n", "x.py,", "9090", "'8080'", "a\\b", "set to 1,000",
+            "ok", "token", "8080.", ".5", "session.py", "old_session.py", "ÉTAT final", "_8080", "8080_", "8080"]
+ITEMS = ["8080", "5", "1", "1.5", "x.py", "9090", "a/b", "1000", "ok", "session.py", "état", "token ", "retries",
+         "final", "8080."]
+
+
+@pytest.mark.parametrize("end", [0, 1, 3, 7, len(MESSAGES)])
+def test_texts_searched_together_hold_an_item_where_each_text_does(end):
+    texts = Texts(iter(MESSAGES))
+    for reach in (end, len(MESSAGES), end):  # read further, then ask for fewer again
+        for item in ITEMS:
+            expected = {i for i in range(reach) if contains(Haystack(MESSAGES[i]), item)}
+            assert texts.holding(item, reach) == expected, (item, reach)
+    assert texts.holding("8080", len(MESSAGES)) == {0, 7, 12, 19}
+
+
+def test_texts_joined_normalise_as_their_joined_text_does():
+    """Haystack.joined builds the normal form from the parts' own: equal to normalising the joined text at every
+    boundary the parts can make (whitespace, quotes, digit groups, a final sigma, empty parts)."""
+    import random
+
+    pieces = ["", " ", "\n", "1", ",", "000", "_", "'", "\u201c", "\\", "ΑΣ", "Σ", "σ", "İ", "a", "Port", "\u00a0",
+              "\x1c", "\t", ".", "5", "2,500", "x y", "ÉÉ"]
+    rng = random.Random(11)
+    forms: dict[str, str] = {}
+    for _ in range(3000):
+        raws = ["".join(rng.choice(pieces) for _ in range(rng.randrange(4))) for _ in range(rng.randrange(5))]
+        joined = Haystack.joined(raws, forms)
+        assert joined.raw == "\n".join(raws)
+        assert joined.text == normalise("\n".join(raws)), raws

@@ -9,7 +9,7 @@ import pytest
 
 from harness.cases import discover
 from harness.cli import main
-from harness.redact import redact, scrub, scrub_value
+from harness.redact import TOKEN_PATTERNS, redact, scrub, scrub_value
 from harness.render.html import write_html
 from harness.render.run import write_markdown
 from harness.results.folder import RunFolder, read_case_file, read_run
@@ -49,6 +49,23 @@ def test_content_loses_key_shaped_values_and_the_environments_keys(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "plain-key-without-a-shape-42")
     text = "use sk-ant-api03-abcdefghijklmnopqrstuv or plain-key-without-a-shape-42 with Bearer token"
     assert scrub(text) == "use <redacted> or <redacted> with Bearer token"
+
+
+@pytest.mark.parametrize("token", ["sk-ant-api03-abcdefghijklmnopqrstuv", "sk-proj-abcdefghijklmnopqrstuv",
+                                   "AKIAABCDEFGHIJKLMNOP", "ghp_abcdefghijklmnopqrstuvwxyz",
+                                   "github_pat_abcdefghijklmnopqrstuvwxyz", "Bearer abcdefghijklmnopqrstuv"])
+def test_every_token_shape_is_removed_in_any_surroundings(token):
+    """Each pattern is tried only when its literal is in the text: that shortcut must keep every shape caught."""
+    for text in (token, f"x {token} y", f'{{"k": "{token}"}}', f"line\n{token}\n"):
+        scrubbed = scrub(text)
+        assert "abcdefghijklmnop" not in scrubbed and "<redacted>" in scrubbed
+        assert scrubbed == _scrub_without_shortcut(text)
+
+
+def _scrub_without_shortcut(text):
+    for pattern in TOKEN_PATTERNS:
+        text = pattern.sub("<redacted>", text)
+    return text
 
 
 def test_an_error_text_also_loses_a_quoted_header_but_not_a_probe_id():

@@ -104,3 +104,32 @@ def test_a_corrupt_gzip_session_is_a_one_line_input_error(tmp_path):
     (tmp_path / "s.jsonl.gz").write_bytes(b"not gzip at all")
     with pytest.raises(InputError, match="cannot read session"):
         read_session(tmp_path / "s.jsonl.gz")
+
+
+def _deepest_by_characters(text):
+    """The deepest bracket level outside strings, one character at a time (escapes honoured)."""
+    levels, in_string, escaped = [0], False, False
+    for char in text:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        else:
+            levels.append(levels[-1] + (char in "[{") - (char in "]}"))
+    return max(levels)
+
+
+def test_the_nesting_check_skips_strings_as_a_character_scan_would():
+    import random
+
+    from harness.validate import depth_exceeds
+
+    rng = random.Random(7)
+    alphabet = ['[', ']', '{', '}', '"', '\\', 'a', ' ', '\n', ',']
+    texts = ['[' * 5 + '"[[[[' + ']' * 5, '["\\"[[[[[[["]', '"unterminated [[[[[[', '[[[[[["\\', '[[[[[[[',
+             '["a\\\\"[[[[[[]]]]]]]'] + ["".join(rng.choice(alphabet) for _ in range(rng.randrange(40)))
+                                          for _ in range(3000)]
+    for text in texts:
+        for limit in (0, 1, 3, 5):
+            assert depth_exceeds(text, limit) == (_deepest_by_characters(text) > limit), (text, limit)
+    assert depth_exceeds("[" * 6, 5) and not depth_exceeds('["[[[[[["]', 5)

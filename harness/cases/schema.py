@@ -66,6 +66,12 @@ class Case:
         step check and live context), the ceiling and the graded prompts' sizes alike."""
         return MessageTokens(counter("o200k"), self.session.messages)
 
+    @cached_property
+    def normal_forms(self) -> dict[str, str]:
+        """Texts' normal forms for matching (raw -> normal form), kept for the run: every context graded and every
+        summary checked reads the session's messages again (harness.matching.Haystack.joined)."""
+        return {}
+
     @property
     def points(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(p.at for p in self.probes)) or ("end",)

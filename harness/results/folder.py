@@ -25,7 +25,7 @@ from harness.errors import HarnessError
 from harness.results.aggregate import Aggregator
 from harness.results.claim import claim_folder
 from harness.results.shape import check_case_file, check_run
-from harness.results.schema import SCHEMA_VERSION, CaseRecord, RunHeader
+from harness.results.schema import SCHEMA_VERSION, Aggregates, CaseRecord, RunHeader
 from harness.validate import encoded, read_json_file, writable_folder
 from harness.results.shards import check_complete, check_shard_set
 from harness.results.versions import current
@@ -113,19 +113,19 @@ class RunFolder:
         if write_run:
             self.write_run()
 
-    def document(self, finished: str | None = None) -> dict[str, Any]:
-        """run.json as a dict, equal to the file's JSON."""
+    def document(self, finished: str | None = None, aggregates: Aggregates | None = None) -> dict[str, Any]:
+        """run.json as a dict, equal to the file's JSON (`aggregates` when they were just computed)."""
         return {**self._header_json(), "cases": {key: self._documents[key] for key in self._order},
-                "aggregates": self._aggregator.result(final=bool(finished)),
+                "aggregates": aggregates or self._aggregator.result(final=bool(finished)),
                 **({"finished": finished} if finished else {})}
 
-    def write_run(self, finished: str | None = None) -> None:
+    def write_run(self, finished: str | None = None, aggregates: Aggregates | None = None) -> None:
         """Write run.json from the records in memory, never re-reading the case files. Each case's text was
         serialised once when it arrived; here it is only streamed out, with the header and aggregates."""
         keys = self._order
         head = [f" {_dumps(name)}: {_nested(value, 1)}" for name, value in self._header_json().items()]
         tail = [f" {_dumps(name)}: {_nested(value, 1)}" for name, value in
-                (("aggregates", self._aggregator.result(final=bool(finished))),
+                (("aggregates", aggregates or self._aggregator.result(final=bool(finished))),
                  *((("finished", finished),) if finished else ()))]
 
         def fill(out: BinaryIO) -> None:
@@ -140,9 +140,10 @@ class RunFolder:
     def finish(self) -> dict[str, Any]:
         """The run finished: run.json written with its finishing time, returned as a dict."""
         finished = now()
-        self.write_run(finished)
+        aggregates = self._aggregator.result(final=True)  # the resampled intervals are the costly part: once
+        self.write_run(finished, aggregates)
         self.release()
-        return self.document(finished)
+        return self.document(finished, aggregates)
 
     def release(self) -> None:
         """Give up the folder's claim (the run finished or stopped); reading it stays possible."""

@@ -153,7 +153,7 @@ def _summary_json(case: Case, call: SummaryCall, config: RunConfig) -> dict[str,
     text = result.text if reference is None else (reference.readable or "")  # the checks read what is readable
     check = check_summary(call.event.number if call.event else None, text, request.head,
                           request.previous_summary, call.request_tokens, call.summary_tokens, config.sections,
-                          superseded, earlier=case.session.messages[:request.head_start])
+                          superseded, earlier=case.session.messages[:request.head_start], forms=case.normal_forms)
     return {**check.to_json(), "model": result.model, "finish_reason": result.finish_reason,
             "truncated": bool(result.extra.get("truncated")), "latency_source": result.latency_source,
             **({"over_budget_tokens": result.extra["over_budget_tokens"]} if result.extra.get("over_budget_tokens")
@@ -173,20 +173,19 @@ def _recorded_summaries(case: Case, replay: Replay) -> list[SummaryRecord]:
     """The summary-level checks of the session's own summaries (the `recorded` policy), as for ours; the
     section check is left out (the sections are our prompt's, not the agent's)."""
     from harness.policy.recorded import recorded_points
-    from harness.tokens import count_message, counter
 
     recorded = [e for e in replay.events if e.source == "recorded"]
     if not recorded:
         return []
-    points, tokens = recorded_points(case.session), counter("o200k")
+    points = recorded_points(case.session)
     out, previous = [], None
     for event, point in zip(recorded, points):
         head = case.session.messages[event.head_start:event.tail_start]
         superseded = [v for probe in case.probes if probe.kind == "update" and probe.planted_at < event.tail_start
                       for v in probe.none]
-        head_tokens = sum(count_message(tokens, m) for m in head)
+        head_tokens = case.true_tokens.span(range(event.head_start, event.tail_start))  # counted once per run
         check = check_summary(event.number, point.summary, head, previous, head_tokens, event.summary_tokens, (),
-                              superseded, earlier=case.session.messages[:event.head_start])
+                              superseded, earlier=case.session.messages[:event.head_start], forms=case.normal_forms)
         out.append(SummaryRecord.from_json({**check.to_json(), "model": f"recorded:{point.origin}",
                                             "finish_reason": "recorded", "truncated": False,
                                             "latency_source": "recorded"}))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from harness.cases.schema import Probe
-from harness.matching import Haystack, contains
+from harness.matching import Texts
 from harness.session import Message, Session, message_text
 from harness.tokens import MessageTokens
 
@@ -80,10 +80,11 @@ class Ceiling:
 class CeilingBuilder:
     """Ceilings for the probes of one session: per-message counts and normalised texts computed once."""
 
-    def __init__(self, session: Session, sizes: MessageTokens, window: AnswererWindow):
+    def __init__(self, session: Session, sizes: MessageTokens, window: AnswererWindow,
+                 forms: dict[str, str] | None = None):
         self.session, self.sizes, self.window = session, sizes, window
         self._units = steps(session.messages)
-        self._texts: dict[int, Haystack] = {}
+        self._texts = Texts((message_text(m) for m in session.messages), forms)
         self._system = sizes.text(session.system)
 
     def for_probe(self, probe: Probe, end: int) -> Ceiling:
@@ -122,13 +123,8 @@ class CeilingBuilder:
         return list(dict.fromkeys(first + _in_turns(per_item)))
 
     def _holding(self, item: tuple[str, ...], end: int, unit_of: Mapping[int, int]) -> list[int]:
-        found = [i for i in range(end - 1, -1, -1) if any(contains(self._text(i), alt) for alt in item)]
+        found = sorted(set().union(*(self._texts.holding(alt, end) for alt in item)), reverse=True)
         return list(dict.fromkeys(unit_of[i] for i in found))
-
-    def _text(self, index: int) -> Haystack:
-        if index not in self._texts:
-            self._texts[index] = Haystack(message_text(self.session.messages[index]))
-        return self._texts[index]
 
     def _with_opening_user(self, indices: list[int], used: int, budget: int) -> tuple[list[int], int]:
         """A conversation opens with a user message: when the chosen steps do not, the user message that

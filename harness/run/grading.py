@@ -66,7 +66,7 @@ def grade_probes(case: Case, replay: Replay, models: Answerers, window: Answerer
     """Every probe graded under each condition; after a failed summarizer request (`failure`, which stopped
     the replay), the probes whose point was never reached record it instead; past a runtime's stop
     (`stopped`), the compacted condition is empty and names the stop."""
-    builder = CeilingBuilder(case.session, case.true_tokens, window)
+    builder = CeilingBuilder(case.session, case.true_tokens, window, case.normal_forms)
     asks: list[Ask] = []
     ceilings: dict[int, Ceiling] = {}
     at_point: dict[str, Ceiling] = {}
@@ -110,7 +110,7 @@ def _ask_all(case: Case, asks: list[Ask], models: Answerers,
     grades: dict[tuple[int, str], ConditionGrade] = {}
     for context, group in by_context.items():
         condition = group[0].asked
-        text: ContextText = condition.text()
+        text: ContextText = condition.text(case.normal_forms)  # the messages normalised once for all contexts
         size = condition.prompt_tokens(case.true_tokens)
         not_sent = group[0].not_sent if group[0].not_sent else None if window.fits(size) else (f"not sent: {size} tokens exceed the answerer's window "
                                                    f"({window.window} with {window.answer_tokens} for the answer)")
