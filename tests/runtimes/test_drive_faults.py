@@ -59,7 +59,9 @@ def test_pi_meets_a_500_by_retrying_then_going_on_without_compaction_and_says_so
     assert outcomes[0] == "without_compaction" and set(outcomes) <= {"without_compaction", "case_ended"}
     assert all(a["faulted"] == a["requests"] for a in faults["attempts"])
     went_on = [a for a in faults["attempts"] if a["outcome"] == "without_compaction"]
-    assert all(a["identical_retries"] > 0 for a in went_on)  # it retried the same body (the case's end cuts the last)
+    # it retried the same body; how its retries fall into attempts depends on timing (one attempt may hold a single
+    # request when the next prompt's compaction starts a new one), so the retries are counted over the case
+    assert sum(a["identical_retries"] for a in went_on) > 0
     assert faults["bounded_retry"] and faults["no_hang"] and faults["surfaced"]
     assert any("500" in line for line in faults["shown"])
 
