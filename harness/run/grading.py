@@ -93,12 +93,13 @@ def _asks(case: Case, index: int, probe: Probe, snapshot: ContextSnapshot, ceili
     if ceiling.kind == "oracle":
         named["full"] = oracle_condition(case.session, ceiling.messages(case.session))
         keys["full"] = (probe.at, "oracle", probe.id) if own else (probe.at, "oracle")
-    not_sent = {}
-    if stopped is not None and snapshot.end > stopped.position:
+    past_stop = stopped is not None and snapshot.end > stopped.position
+    if past_stop:
         named["compacted"] = Condition("compacted", case.session.system, (), None)
         keys["compacted"] = ("runtime-stopped",)
-        not_sent["compacted"] = f"not sent: {stopped.reason}"
-    return [Ask(index, name, keys[name], named[name], not_sent.get(name)) for name in CONDITIONS]
+    reason = f"not sent: {stopped.reason}" if past_stop else None
+    return [Ask(index, name, keys[name], named[name], reason if name == "compacted" else None)
+            for name in CONDITIONS]
 
 
 def _ask_all(case: Case, asks: list[Ask], models: Answerers,
@@ -112,8 +113,9 @@ def _ask_all(case: Case, asks: list[Ask], models: Answerers,
         condition = group[0].asked
         text: ContextText = condition.text(case.normal_forms)  # the messages normalised once for all contexts
         size = condition.prompt_tokens(case.true_tokens)
-        not_sent = group[0].not_sent if group[0].not_sent else None if window.fits(size) else (f"not sent: {size} tokens exceed the answerer's window "
-                                                   f"({window.window} with {window.answer_tokens} for the answer)")
+        too_big = None if window.fits(size) else (f"not sent: {size} tokens exceed the answerer's window "
+                                                  f"({window.window} with {window.answer_tokens} for the answer)")
+        not_sent = group[0].not_sent or too_big
         key = _cache_key(case.id, context)
         for ask in group:
             grades[(ask.probe, ask.condition)] = condition_grade(

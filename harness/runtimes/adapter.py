@@ -121,8 +121,12 @@ def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
         compaction_on=compaction.text("on", allow_empty=True), compaction_off=compaction.text("off", allow_empty=True),
         shell_tools=tools.argv("shell"), read_tools=tools.argv("read", required=False),
         settings=table.strings("settings"), signatures=_signatures(table), source=where,
-        assumed_window=int(compaction.number("assumed_window", 1)) if "assumed_window" in compaction.data else None,
+        assumed_window=_assumed_window(compaction),
         trigger_at=float(compaction.number("trigger_at", 1.0)))
+
+
+def _assumed_window(compaction: _Table) -> int | None:
+    return int(compaction.number("assumed_window", 1)) if "assumed_window" in compaction.data else None
 
 
 def _signatures(table: _Table) -> dict[str, Any]:
