@@ -3,17 +3,19 @@
 The exact-values alternation searched with only the patterns a line can match finds what the whole alternation
 finds, match for match: on lines made to hit each pattern (keywords in odd cases, all-letter hashes that take a
 position from another pattern) and on a sample of every shipped case's lines. The summary-sentence noise is
-only searched in a text holding one of its words: every sentence holds one."""
+only searched in a text holding one of its words: every sentence holds one. The keyed-value regex, which takes
+a word without giving letters back, finds what the backtracking one found."""
 
 from __future__ import annotations
 
 import json
+import random
 import re
 from pathlib import Path
 
 import pytest
 
-from harness.models.builtin import facts, noise
+from harness.models.builtin import facts, noise, text
 from harness.models.builtin.alternation import Alternation, Need
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,3 +103,26 @@ def test_summary_sentences_go_as_before(text):
     whole = noise._SUMMARY_SENTENCES.sub(" ", text)
     assert noise.strip_noise.__wrapped__(text) == "\n".join(
         line.rstrip() for line in whole.splitlines() if line.strip()).strip()
+
+
+# KEYED_VALUE as it was before its word stopped giving letters back.
+BACKTRACKING = re.compile(r"\b([a-z][a-z_-]{1,30})\s*(?:to|=|:|is|of|at|on)?\s*[`'\"]?(\d[\w.:/-]*|v\d[\w.-]*)", re.I)
+KEYED_LINES = ["order 11ms", "keeps order 11ms", "port to 9090", "timeoutto 5", "versionv2", "x-v5", "a_b-c: '7'",
+               "a" * 30 + "to 5", "a" * 31 + "to 5", "a" * 32 + "to 5", "a" * 29 + "-" + "is 7", "b" * 40 + "v9",
+               "é" + "a" * 33 + "on\t`8", "ſome=1", "\u212aey: 2"]
+
+
+def keyed(regex, line: str) -> list[tuple[int, int, tuple]]:
+    return [(m.start(), m.end(), m.groups()) for m in regex.finditer(line)]
+
+
+@pytest.mark.parametrize("line", KEYED_LINES)
+def test_made_lines_give_the_keyed_values_as_before(line):
+    assert keyed(text.KEYED_VALUE, line) == keyed(BACKTRACKING, line)
+
+
+def test_case_lines_and_random_lines_give_the_keyed_values_as_before():
+    generator = random.Random(32)  # runs of word characters near 31 long, the separators, values after them
+    pieces = ["a", "t", "o", "i", "s", "v", "_", "-", " ", "\t", "5", ":", "=", "`", "'", "A" * 28, "x" * 31]
+    made = ["".join(generator.choice(pieces) for _ in range(generator.randint(1, 24))) for _ in range(20000)]
+    assert [line for line in case_lines() + made if keyed(text.KEYED_VALUE, line) != keyed(BACKTRACKING, line)] == []

@@ -21,7 +21,11 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])|\n+")
 WORD = re.compile(r"[a-z0-9_]+(?:[./:-][a-z0-9_]+)*")
 PATH = re.compile(r"(?<![\w@])(?:\.{0,2}/)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][\w]{0,7}\b|(?<![\w@])(?:[\w.-]+/)+[\w.-]+")
 ERROR_LINE = re.compile(r"\b(\w*(Error|Exception)\b:?|Traceback|FAILED|FATAL|fatal:|error:|ERROR\b|panic:)", re.I)
-KEYED_VALUE = re.compile(r"\b([a-z][a-z_-]{1,30})\s*(?:to|=|:|is|of|at|on)?\s*[`'\"]?(\d[\w.:/-]*|v\d[\w.-]*)", re.I)
+# A word and the value after it ("port 9090", "timeout=30s"). The word is taken whole and never given back
+# (possessive) where it is at most 31 letters: then giving letters back cannot find a match (the value would
+# have followed the whole word too), only cost time on every word of every line. A longer run backtracks.
+KEYED_VALUE = re.compile(r"\b((?=[a-z][a-z_-]{31})[a-z][a-z_-]{1,30}|[a-z][a-z_-]{1,30}+)"
+                         r"\s*(?:to|=|:|is|of|at|on)?\s*[`'\"]?(\d[\w.:/-]*|v\d[\w.-]*)", re.I)
 DECISION_CUES = re.compile(r"\b(decided|decide|decision|instead|chose|choose|going with|go with|rather than|"
                             r"switch(ed)? to|opted)\b", re.I)
 TYPED_ERROR = re.compile(r"\b[\w.]*(Error|Exception)\b:")
