@@ -4,7 +4,8 @@ The exact-values alternation searched with only the patterns a line can match fi
 finds, match for match: on lines made to hit each pattern (keywords in odd cases, all-letter hashes that take a
 position from another pattern) and on a sample of every shipped case's lines. The summary-sentence noise is
 only searched in a text holding one of its words: every sentence holds one. The keyed-value regex, which takes
-a word without giving letters back, finds what the backtracking one found."""
+a word without giving letters back, finds what the backtracking one found. A failure report is only searched
+in a line holding one of its words, folded as the regex folds case."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.models.builtin import facts, noise, text
+from harness.models.builtin import facts, noise, steps, text
 from harness.models.builtin.alternation import Alternation, Need
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,3 +127,23 @@ def test_case_lines_and_random_lines_give_the_keyed_values_as_before():
     pieces = ["a", "t", "o", "i", "s", "v", "_", "-", " ", "\t", "5", ":", "=", "`", "'", "A" * 28, "x" * 31]
     made = ["".join(generator.choice(pieces) for _ in range(generator.randint(1, 24))) for _ in range(20000)]
     assert [line for line in case_lines() + made if keyed(text.KEYED_VALUE, line) != keyed(BACKTRACKING, line)] == []
+
+
+def test_folded_reads_every_letter_as_a_case_insensitive_regex_does():
+    ascii_letter = re.compile("[a-z]", re.I)
+    odd = [chr(c) for c in range(0x80, 0x30000) if ascii_letter.fullmatch(chr(c))]
+    assert len(odd) == 4  # İ ı ſ and the Kelvin sign: each folds to the ASCII letter the regex matches it to
+    assert [c for c in odd if not (text.folded(c).isascii() and re.fullmatch(text.folded(c), c, re.I))] == []
+    assert text.folded("FAİLED ſuch \u212aelvin") == "failed such kelvin"
+
+
+REPORT_LINES = ["error: x", "Error[E0308]: mismatched", "FAILED tests/a.py", "--- FAIL: TestX", "Traceback (most",
+                "unable to open", "could not find", "cannot stat", "can't read", "module not found", "no such file",
+                "FAİL: x", "ERROR", "panic: boom", "ıt could not", "nothing to see", "errors: 0", "formatPluginError",
+                "\u212aey not found", "ſtill no ſuch thing", "unable\tto", "fatal:"]
+
+
+def test_lines_report_a_failure_as_the_search_says():
+    lines = REPORT_LINES + case_lines()
+    assert [line for line in lines if steps._reports(line) != bool(steps._REPORTED.search(line))] == []
+    assert sum(map(steps._reports, REPORT_LINES)) == 18

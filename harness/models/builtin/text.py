@@ -82,6 +82,17 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(words)
 
 
+# The letters outside ASCII that re's IGNORECASE matches to an ASCII letter without lower-casing to it (the
+# Kelvin sign lower-cases to k): found by a scan of every code point, Python 3.11.
+_ODD_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+
+
+def folded(text: str) -> str:
+    """The text lower-cased as a case-insensitive regex reads its letters: a word a re.I pattern must match
+    that is not `in` this text is not in the text, so the pattern need not be searched."""
+    return text.translate(_ODD_FOLDS).lower()
+
+
 def sentences(text: str) -> list[str]:
     return [s.strip(" -*•\t") for s in _SENTENCE_SPLIT.split(text) if s and s.strip(" -*•\t")]
 
