@@ -4,8 +4,8 @@ The exact-values alternation searched with only the patterns a line can match fi
 finds, match for match: on lines made to hit each pattern (keywords in odd cases, all-letter hashes that take a
 position from another pattern) and on a sample of every shipped case's lines. The summary-sentence noise is
 only searched in a text holding one of its words: every sentence holds one. The keyed-value regex, which takes
-a word without giving letters back, finds what the backtracking one found. A failure report is only searched
-in a line holding one of its words, folded as the regex folds case."""
+a word without giving letters back, finds what the backtracking one found. A failure report and a label are only
+searched in a line holding a word or the character they need, folded as the regex folds case."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.models.builtin import facts, noise, steps, text
+from harness.models.builtin import facts, keys, noise, steps, text
 from harness.models.builtin.alternation import Alternation, Need
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,3 +147,9 @@ def test_lines_report_a_failure_as_the_search_says():
     lines = REPORT_LINES + case_lines()
     assert [line for line in lines if steps._reports(line) != bool(steps._REPORTED.search(line))] == []
     assert sum(map(steps._reports, REPORT_LINES)) == 18
+
+
+def test_a_label_is_only_searched_for_in_a_line_with_a_colon():
+    assert keys._LABEL.pattern.count(":") == 1 and "\\:" not in keys._LABEL.pattern
+    assert keys.fact_key("Entire-Checkpoint: 1a2b3c4", ("1a2b3c4",)) == "facts:entire-checkpoint"
+    assert [line for line in case_lines() if ":" not in line and keys._LABEL.match(line)] == []

@@ -27,7 +27,7 @@ def fact_key(line: str, values: tuple[str, ...]) -> str:
     if values[0].startswith("branch ") and GIT_BRANCH.match(line) and not line.startswith("["):
         return "facts:working branch"  # the branch git says it is on now replaces the one it was on
         # (a commit line names its branch too, but is kept by its hash: each commit is a value)
-    label = _LABEL.match(line)
+    label = _LABEL.match(line) if ":" in line else None  # a label ends in ':'; most value lines have none
     if label and not any(v in label.group(1) for v in values):
         return f"facts:{label.group(1).strip().lower()}"  # "Entire-Checkpoint: <id>": the newest id wins
     for match in KEYED_VALUE.finditer(line):
