@@ -4,8 +4,8 @@ The exact-values alternation searched with only the patterns a line can match fi
 finds, match for match: on lines made to hit each pattern (keywords in odd cases, all-letter hashes that take a
 position from another pattern) and on a sample of every shipped case's lines. The summary-sentence noise is
 only searched in a text holding one of its words: every sentence holds one. The keyed-value regex, which takes
-a word without giving letters back, finds what the backtracking one found. A failure report and a label are only
-searched in a line holding a word or the character they need, folded as the regex folds case."""
+a word without giving letters back, finds what the backtracking one found. A failure report, a label and harness
+markup are only searched in a text holding a word or a character they need, folded as the regex folds case."""
 
 from __future__ import annotations
 
@@ -153,3 +153,14 @@ def test_a_label_is_only_searched_for_in_a_line_with_a_colon():
     assert keys._LABEL.pattern.count(":") == 1 and "\\:" not in keys._LABEL.pattern
     assert keys.fact_key("Entire-Checkpoint: 1a2b3c4", ("1a2b3c4",)) == "facts:entire-checkpoint"
     assert [line for line in case_lines() if ":" not in line and keys._LABEL.match(line)] == []
+
+
+MARKUP = ["plain output\nline 2", "<system-reminder>x</system-reminder> go", "a [Image #2] b", "[no result recorded]",
+          "<IMAGE>", "<tool_result>open", "x </command-name> y"]
+
+
+def test_markup_is_blanked_as_the_unguarded_substitutions_blank_it():
+    texts = MARKUP + case_lines()
+    assert [t for t in texts if noise._without_markup(t) != noise._MARKERS.sub(" ", noise._LONE_TAG.sub(
+        " ", noise._BLOCK.sub(" ", t)))] == []
+    assert [noise._without_markup(t) == t for t in MARKUP] == [True] + [False] * 6
