@@ -4,8 +4,8 @@ The exact-values alternation searched with only the patterns a line can match fi
 finds, match for match: on lines made to hit each pattern (keywords in odd cases, all-letter hashes that take a
 position from another pattern) and on a sample of every shipped case's lines. The summary-sentence noise is
 only searched in a text holding one of its words: every sentence holds one. The keyed-value regex, which takes
-a word without giving letters back, finds what the backtracking one found. A failure report, a label and harness
-markup are only searched in a text holding a word or a character they need, folded as the regex folds case."""
+a word without giving letters back, finds what the backtracking one found. A failure report, a label, harness
+markup and a runner's tags are only searched in a text holding a word or the characters they need, folded as the regex folds case."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.models.builtin import facts, keys, noise, steps, text
+from harness.models.builtin import facts, keys, noise, outputs, steps, text
 from harness.models.builtin.alternation import Alternation, Need
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -164,3 +164,24 @@ def test_markup_is_blanked_as_the_unguarded_substitutions_blank_it():
     assert [t for t in texts if noise._without_markup(t) != noise._MARKERS.sub(" ", noise._LONE_TAG.sub(
         " ", noise._BLOCK.sub(" ", t)))] == []
     assert [noise._without_markup(t) == t for t in MARKUP] == [True] + [False] * 6
+
+
+def case_texts() -> list[str]:
+    texts = []
+    for session in sorted(ROOT.glob("cases/*/session.jsonl")):
+        for record in session.read_text(encoding="utf-8").splitlines():
+            content = json.loads(record).get("content") if record.strip() else None
+            texts += [content] if isinstance(content, str) else []
+    return texts
+
+
+def test_tags_are_removed_as_when_every_line_is_matched():
+    def by_every_line(output: str) -> str:
+        lines = [line for line in output.splitlines() if line.strip()]
+        tagged = sum(bool(outputs._TASK_TAG.match(line)) for line in lines)
+        return output if tagged < outputs.MIN_TAGGED or tagged * 2 < len(lines) else outputs._TASK_TAG.sub("", output)
+
+    made = ["web:lint: a\nweb:lint: b\napi:test: c", "web:lint: a\nx\ny\nz\nw\nweb:lint: b\nweb:lint: c", "a:b: c\nd"]
+    texts = made + case_texts()
+    assert [t for t in texts if outputs.untagged.__wrapped__(t) != by_every_line(t)] == []
+    assert [outputs.untagged.__wrapped__(t) == t for t in made] == [False, True, True]

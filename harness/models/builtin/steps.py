@@ -58,7 +58,7 @@ def error_line(output: str) -> str:
              and re.match(r"^[\w.]*(Error|Exception)\b", line)]
     if typed:
         return clip(typed[-1])
-    reported = [line for line in lines if _reports(line)]
+    reported = [lines[i] for i in _reporting(output)]
     flagged = [line for line in reported if ERROR_LINE.search(line)] or reported
     return clip(flagged[0]) if flagged else ""
 
@@ -71,7 +71,7 @@ def error_details(output: str) -> list[str]:
         return []
     lines = _said_lines(output)
     picked = [i for i, line in enumerate(lines) if _is_diagnostic(line) and _SAYS_ERROR.search(line)] or \
-        [i for i, line in enumerate(lines) if _reports(line) and not _is_diagnostic(line)]
+        [i for i in _reporting(output) if not _is_diagnostic(lines[i])]
     details = [f"{lines[i]} {lines[i + 1]}" if lines[i].endswith(":") and i + 1 < len(lines) else lines[i]
                for i in picked]
     return list(dict.fromkeys(clip(d) for d in details))[:MAX_DETAIL_LINES]
@@ -83,9 +83,16 @@ def first_line(output: str) -> str:
     return clip(lines[0]) if lines else ""
 
 
-def _said_lines(output: str) -> list[str]:
+@lru_cache(maxsize=256)  # error_line and error_details read the same failed output in one summary
+def _said_lines(output: str) -> tuple[str, ...]:
     """The output's lines, stripped, without blank ones and the harness's 'Exit code N'."""
-    return [said for line in output.splitlines() if (said := line.strip()) and not _EXIT_CODE.match(said)]
+    return tuple(said for line in output.splitlines() if (said := line.strip()) and not _EXIT_CODE.match(said))
+
+
+@lru_cache(maxsize=256)
+def _reporting(output: str) -> tuple[int, ...]:
+    """Where in _said_lines(output) a line reports a failure."""
+    return tuple(i for i, line in enumerate(_said_lines(output)) if _reports(line))
 
 
 def _is_diagnostic(line: str) -> bool:
@@ -94,8 +101,7 @@ def _is_diagnostic(line: str) -> bool:
 
 def _reports(line: str) -> bool:
     """The line reports a failure (_REPORTED), searched only when it holds one of the words it needs."""
-    low = folded(line)
-    return any(word in low for word in _REPORT_WORDS) and bool(_REPORTED.search(line))
+    return any(map(folded(line).__contains__, _REPORT_WORDS)) and bool(_REPORTED.search(line))
 
 
 def _joined(lines: list[str]) -> str:
