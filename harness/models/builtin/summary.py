@@ -74,8 +74,7 @@ class _SummaryBuilder(LaterFacts):
             return None
         if key is None:
             key = value_key(category, text) if keyed else f"{category}:{text.lower()}"
-        lower = text.lower()
-        old = self.items.superseded(category, key, text, lower=lower)
+        old = self.items.superseded(category, key, text, lower=(lower := text.lower()))
         if old is not None:
             self.items.remove(old)  # later facts win for the same key
             protected = protected or old.protected
