@@ -5,6 +5,7 @@ finds that one through indexes, not a scan, since a long session states tens of 
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import NamedTuple
 
 from harness.models.builtin.text import clip
@@ -37,7 +38,7 @@ class Items:
 
     def __init__(self) -> None:
         self._by_order: dict[int, Item] = {}
-        self._indexes: dict[tuple[str, str, str | None], dict[int, None]] = {}
+        self._indexes: defaultdict[tuple[str, str, str | None], dict[int, None]] = defaultdict(dict)
         self._keys: dict[int, tuple[tuple[str, str, str | None], ...]] = {}  # each item's, taken once
 
     def __iter__(self):
@@ -60,14 +61,16 @@ class Items:
         lower-cased them), if any."""
         by_key = self._indexes.get(("key", category, key))
         by_words = self._indexes.get(("words", category, text.lower() if lower is None else lower))
-        found = [next(iter(orders)) for orders in (by_key, by_words) if orders]
-        return self._by_order[min(found)] if found else None
+        first = next(iter(by_key)) if by_key else None
+        if by_words and (first is None or next(iter(by_words)) < first):
+            first = next(iter(by_words))
+        return None if first is None else self._by_order[first]
 
     def append(self, item: Item, *, lower: str | None = None) -> None:
         self._by_order[item.order] = item
         keys = self._keys[item.order] = self._index_keys(item, item.text.lower() if lower is None else lower)
         for index in keys:
-            self._indexes.setdefault(index, {})[item.order] = None
+            self._indexes[index][item.order] = None
 
     def remove(self, item: Item) -> None:
         del self._by_order[item.order]
