@@ -31,6 +31,7 @@ def fact_key(line: str, values: tuple[str, ...]) -> str:
     if label and not any(v in label.group(1) for v in values):
         return f"facts:{label.group(1).strip().lower()}"  # "Entire-Checkpoint: <id>": the newest id wins
     for match in KEYED_VALUE.finditer(line):
-        if match.group(1).lower() not in STOPWORDS and any(match.group(2) in v or v in match.group(2) for v in values):
-            return f"facts:{match.group(1).lower()}"
+        word, value = match.group(1).lower(), match.group(2)
+        if word not in STOPWORDS and (value in values or any(value in v or v in value for v in values)):
+            return f"facts:{word}"  # (most often the value is one of the values: no need to look inside)
     return f"facts:{values[0].lower()}"
