@@ -277,10 +277,13 @@ _TOKEN_ENDS = " ="
 
 
 def token_around(text: str, start: int, end: int) -> tuple[int, int]:
-    """The span of the token(s) of a normal form that hold text[start:end]."""
-    left = max(text.rfind(c, 0, start) for c in _TOKEN_ENDS) + 1
-    right = min((i for i in (text.find(c, end) for c in _TOKEN_ENDS) if i != -1), default=len(text))
-    return left, right
+    """The span of the token(s) of a normal form that hold text[start:end] (read outward as far as the token
+    runs, not across the text: a bag's statement is one long line)."""
+    while start > 0 and text[start - 1] not in _TOKEN_ENDS:
+        start -= 1
+    while end < len(text) and text[end] not in _TOKEN_ENDS:
+        end += 1
+    return start, end
 
 
 def anchored(text: str, start: int, end: int, anchors: tuple[str, ...], words: int = BESIDE_WORDS) -> bool:
