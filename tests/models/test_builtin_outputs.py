@@ -41,6 +41,20 @@ def test_passing_tests_and_cache_lines_are_no_exact_values() -> None:
     assert not any("(pass)" in line or "cache" in line for line in lines)
 
 
+def test_a_check_marked_test_with_its_duration_is_a_pass_not_a_value() -> None:
+    # vitest per test and per file, jest with a spaced unit, mocha and node's runner in parentheses
+    for line in ("✓ buildSnapshot parses timezone 3ms", "✓ src/sync/socket.test.ts (10 tests) 549ms",
+                 "✓ renders the toolbar (23 ms)", "✔ retries on timeout (45ms)", "✔ parses v1.2.3 (1.234ms)",
+                 "√ slow suite 2s"):
+        assert is_bookkeeping(line), line
+    # a check mark without a duration is a tool's status line, which may state a value; a failure is no pass
+    for line in ("✓ Created orphan branch 'entire/sessions' for session metadata", "✔ No ESLint warnings or errors",
+                 "× buildSnapshot parses timezone 3ms", "✓ port set to 7421"):
+        assert not is_bookkeeping(line), line
+    output = "✓ src/a.test.ts (33 tests) 560ms\n✓ b parses v1.2.3 4ms\n Tests  33 passed (33)\n Duration  1.52s\n"
+    assert [line for line, _ in fact_lines(output)] == ["Duration 1.52s"]  # the totals stay
+
+
 def test_a_scripts_echoed_command_is_an_exact_value() -> None:
     assert script_echo("$ turbo run typecheck lint test") == ("turbo run typecheck lint test",)
     assert script_echo("$ ls") == () and script_echo("costs $ 5 a month") == ()

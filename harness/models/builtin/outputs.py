@@ -13,7 +13,10 @@ from functools import lru_cache
 
 _TASK_TAG = re.compile(r"^(@?[\w.-]+(?:/[\w.-]+)?):([\w-]+): ?", re.M)
 MIN_TAGGED = 3  # a few tagged lines make a runner's output, one is a line that happens to hold a colon
-_PASSED = re.compile(r"^\s*(\(pass\)|--- PASS\b|PASS\s)")
+# bun's "(pass) x", go's "--- PASS: TestX", jest's "PASS file"; vitest's, jest's and mocha's check mark before a
+# test or a test file, ending in its duration ("✓ parses dates 3ms", "✓ a.test.ts (33 tests) 560ms", "✔ x (45ms)").
+# A check mark without a duration is a tool's own status line ("✓ Created orphan branch 'x'"): it stays.
+_PASSED = re.compile(r"^\s*(\(pass\)|--- PASS\b|PASS\s|[\u2713\u2714\u221a]\s.*\s\(?\d+(?:\.\d+)?\s?m?s\)?$)")
 _CACHE_LOG = re.compile(r"\bcache (hit|miss|bypass)\b", re.I)
 # A script runner (npm, yarn, pnpm, bun) echoes the command a script stands for: what `bun run verify` does.
 _SCRIPT_ECHO = re.compile(r"^\$ (\S+(?: \S+){2,})$")
