@@ -188,6 +188,7 @@ class RunOptions:
     repeat: int = 1
     concurrency: int = 1
     shard: str | None = None  # I/N
+    jobs: int | None = 1  # worker processes for offline models (None: one per core), harness.run.workers
 
 
 @dataclass(frozen=True)
@@ -249,7 +250,7 @@ def run_configurations(cases: list[Case], configs: list[RunConfig], options: Run
         with observer.running(label, len(chosen) * options.repeat) as on_case:
             run = run_cases(chosen, plans[config], folder, run_id=run_id, label=label, resume=options.resume,
                             repeat=options.repeat, concurrency=options.concurrency, shard=options.shard,
-                            on_case=on_case)
+                            on_case=on_case, jobs=options.jobs)
         finished = FinishedRun(folder, run)
         observer.finished(finished)
         finished_runs.append(finished)
