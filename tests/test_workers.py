@@ -136,3 +136,28 @@ def test_ctrl_c_stops_the_workers_too(tmp_path):
     assert "Traceback" not in stderr, stderr[-2000:]
     print(f"stopped {took:.2f} s after SIGINT")
     assert took < 5.0, f"took {took:.2f} s after SIGINT"
+
+
+def test_aggregates_do_not_depend_on_the_order_cases_finish_in(tmp_path):
+    """Workers finish in any order; run.json's aggregates (the resampled intervals too) are those of the case-file
+    order. Cases of different sizes and pass rates, folded in three orders."""
+    from harness.results.aggregate import Aggregator
+    from harness.results.schema import CaseRecord
+
+    make_case(tmp_path / "cases", "a")
+    run = run_cases(discover(tmp_path / "cases"), RunConfig(), RunFolder(tmp_path / "out"), run_id="r")
+    document = json.loads((tmp_path / "out" / "cases" / "a.json").read_text())
+    testing = next(p for p in document["probes"] if p["valid"] and not p["floor_survives"])
+    assert run["aggregates"]["headline"]["answered"]["tests_summary"]["total"] == 1  # `testing` is that probe
+    records = []
+    for i in range(6):
+        probes = []
+        for j in range(i + 1):
+            passed = (i * j + i) % 3 != 0
+            compacted = {**testing["conditions"]["compacted"], "retained": passed, "answered": passed}
+            probes.append({**testing, "id": f"p{j}", "conditions": {**testing["conditions"], "compacted": compacted}})
+        records.append(CaseRecord.from_json({**document, "case": f"c{i}", "probes": probes}))
+    orders = [records, records[::-1], records[3:] + records[:3]]
+    results = [json.dumps(Aggregator(order).result(final=True), sort_keys=True) for order in orders]
+    assert results[0] == results[1] == results[2]
+    assert json.loads(results[0])["headline"]["answered"]["tests_summary"]["total"] == 21
