@@ -15,22 +15,14 @@ import pytest
 
 from harness.cases import discover
 from harness.cli import main
-from harness.results.folder import VOLATILE_KEYS, RunFolder
+from harness.results.folder import RunFolder
+from harness.results.folder import strip_volatile as _stable  # without what differs between identical runs
 from harness.run import workers
 from harness.run.config import RunConfig, plan_run
 from harness.run.matrix import run_cases
 from test_runner import make_case
 
 ROOT = Path(__file__).parents[1]
-
-
-def _stable(value):
-    """A run's document without what differs between two identical runs (times, ids)."""
-    if isinstance(value, dict):
-        return {k: _stable(v) for k, v in value.items() if k not in VOLATILE_KEYS}
-    if isinstance(value, list):
-        return [_stable(v) for v in value]
-    return value
 
 
 def _case_files(folder: Path) -> dict[str, object]:
