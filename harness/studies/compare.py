@@ -188,7 +188,7 @@ class RunOptions:
     repeat: int = 1
     concurrency: int = 1
     shard: str | None = None  # I/N
-    jobs: int | None = 1  # worker processes for offline models (None: one per core), harness.run.workers
+    jobs: int | None = None  # worker processes for offline models (None: one per core; 1: none), run.workers
 
 
 @dataclass(frozen=True)
