@@ -67,6 +67,9 @@ def test_processes_only_for_models_that_run_here(monkeypatch):
     assert workers.offline(replay) and workers.process_count(replay, 29, None) == 8
     recording = plan_run(RunConfig(model="openai:gpt-4o@emulator", record_mode="new"))
     assert not workers.offline(recording) and workers.process_count(recording, 29, None) == 0
+    assert not workers.runs_here(RunConfig(model="openai:gpt-5", record_mode="once"))  # a live provider
+    assert not workers.runs_here(RunConfig(runtime="pi"))  # a runtime's drive
+    assert not workers.runs_here(RunConfig(model="nonsense"))  # preflight names it; no worker meanwhile
 
 
 def test_a_worker_that_died_fails_its_case_as_an_error_would(tmp_path):

@@ -19,7 +19,9 @@ from typing import Iterable
 
 from harness.cases.schema import Case
 from harness.results.schema import CaseRecord
-from harness.run.config import RunPlan
+from harness.errors import HarnessError
+from harness.models import check_spec
+from harness.run.config import RunConfig, RunPlan
 
 # Imported once by the fork server, so each worker starts with the case path loaded instead of importing it.
 PRELOAD = ["harness.run.case"]
@@ -34,11 +36,19 @@ def available_cores() -> int:
 
 
 def offline(plan: RunPlan) -> bool:
-    """No request leaves the process: every model is the builtin or replays its cassette, nothing drives a
-    runtime and no transport was handed in (a test's or a shared emulator, which lives in this process)."""
-    replays = plan.config.record_mode == "none"
-    return (plan.runtime is None and not plan.transports
-            and all(spec.provider == "builtin" or replays for _, spec in plan.specs))
+    """No request leaves the process: the configuration runs here and no transport was handed in (a test's
+    or a shared emulator, which lives in this process)."""
+    return runs_here(plan.config) and not plan.transports
+
+
+def runs_here(config: RunConfig) -> bool:
+    """Every model is the builtin or replays its cassette, and no runtime is driven."""
+    replays = config.record_mode == "none"
+    try:
+        return config.runtime is None and all(check_spec(spec).provider == "builtin" or replays
+                                              for spec in config.model_specs)
+    except HarnessError:  # a malformed spec: preflight names it
+        return False
 
 
 def process_count(plan: RunPlan, cases: int, jobs: int | None) -> int:
@@ -61,12 +71,26 @@ def executor(plan: RunPlan, cases: int, jobs: int | None, concurrency: int) -> t
 def process_pool(count: int) -> ProcessPoolExecutor:
     """`count` workers forked from a fork server (a fork of this process, which may run threads, could
     inherit a held lock); spawned where there is none."""
+    return ProcessPoolExecutor(count, mp_context=_context(), initializer=_start_worker,
+                               initargs=(os.getcwd(), dict(os.environ)))
+
+
+def start_early(configs: Iterable[RunConfig], jobs: int | None) -> None:
+    """Start the fork server before the run's checks (preflight), so that its imports overlap them on another
+    core instead of delaying the first case; nothing when the cases would stay in this process."""
+    wanted = (jobs if jobs is not None else available_cores()) > 1 and any(runs_here(c) for c in configs)
+    if wanted and _context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
+def _context() -> multiprocessing.context.BaseContext:
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
     if method == "forkserver":
         context.set_forkserver_preload(PRELOAD)
-    return ProcessPoolExecutor(count, mp_context=context, initializer=_start_worker,
-                               initargs=(os.getcwd(), dict(os.environ)))
+    return context
 
 
 def _start_worker(cwd: str, environ: dict[str, str]) -> None:

@@ -17,6 +17,7 @@ from harness.errors import HarnessError
 from harness.metrics import mcnemar_exact
 from harness.results.folder import RunFolder
 from harness.results.headline import headline
+from harness.run import workers
 from harness.run.preflight import preflight
 from harness.run.config import RunConfig
 from harness.run.matrix import default_run_id, matrix, parse_shard, results_path, run_cases
@@ -239,6 +240,7 @@ def run_configurations(cases: list[Case], configs: list[RunConfig], options: Run
                        observer: RunObserver) -> ConfigurationRuns:
     """Every configuration over its share of the cases, one run folder each; compared when several."""
     shard = parse_shard(options.shard)
+    workers.start_early(configs, options.jobs)
     plans = dict(zip(configs, preflight(cases, configs, options.repeat)))  # all checked before any model call
     several = len(configs) > 1
     base = options.out
