@@ -23,8 +23,7 @@ from harness.errors import HarnessError
 from harness.models import check_spec
 from harness.run.config import RunConfig, RunPlan
 
-# Imported once by the fork server, so each worker starts with the case path loaded instead of importing it.
-PRELOAD = ["harness.run.case"]
+PRELOAD = ["harness.run.preload"]  # imported once by the fork server, not again by each worker
 
 
 def available_cores() -> int:
