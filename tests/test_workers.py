@@ -102,18 +102,20 @@ def _process_group_alive(group: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="counts processes through /proc")
-def test_ctrl_c_stops_the_workers_too(tmp_path):
+@pytest.mark.parametrize("when", [4, 2])
+def test_ctrl_c_stops_the_workers_too(tmp_path, when):
     """Two long library cases in two workers: Ctrl-C ends the run (130) within a few seconds and no worker or
-    fork server outlives it."""
+    fork server outlives it, whether it comes once they run (4 processes in the run's group) or while they
+    start (2: the run and its fork server)."""
     out = tmp_path / "out"
     process = subprocess.Popen(
         [sys.executable, "-m", "harness", "run", "--cases", "long-editor-sync", "--cases", "auto-test-triage", "--jobs", "2",
          "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
-        while _group_size(process.pid) < 4 and time.monotonic() < deadline:  # the run, its fork server, 2 workers
-            time.sleep(0.1)
-        time.sleep(1.0)  # the workers are in their cases
+        while _group_size(process.pid) < when and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0 if when == 4 else 0.0)
         sent = time.monotonic()
         process.send_signal(signal.SIGINT)
         process.wait(timeout=30)

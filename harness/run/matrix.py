@@ -93,8 +93,9 @@ def _run_todo(cases: list[Case], plan: RunPlan, folder: RunFolder, resume: bool,
     futures: dict[Future[CaseRecord], tuple[Case, int]] = {}
     written: set[Future[CaseRecord]] = set()
     try:
-        for case, r in todo:  # a worker process starts here: a Ctrl-C meanwhile stops those started
-            futures[pool.submit(guarded_case_record, case, sent, r)] = (case, r)
+        with workers.starting(pool):
+            for case, r in todo:
+                futures[pool.submit(guarded_case_record, case, sent, r)] = (case, r)
         for future in as_completed(futures):
             record = workers.result(future, *futures[future])
             folder.add(record)  # one writer: the case file, then run.json

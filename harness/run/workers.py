@@ -12,10 +12,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import replace
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from harness.cases.schema import Case
 from harness.results.schema import CaseRecord
@@ -99,6 +101,23 @@ def _start_worker(cwd: str, environ: dict[str, str]) -> None:
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(environ)
+
+
+@contextmanager
+def starting(pool: Executor) -> Iterator[None]:
+    """While workers start: a Ctrl-C is held until each started process is the pool's to stop (one interrupted
+    halfway would be left behind, unknown to the pool), then raised as it came. Threads need no such care."""
+    if not isinstance(pool, ProcessPoolExecutor) or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            signal.raise_signal(signal.SIGINT)  # the run's own handler takes it now
 
 
 def result(future: Future[CaseRecord], case: Case, repeat: int) -> CaseRecord:
