@@ -32,6 +32,8 @@ def no_network(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     real_connect = socket.socket.connect
 
     def guarded_connect(self: socket.socket, address: object) -> None:
+        if self.family == socket.AF_UNIX:  # a socket file (the worker processes' fork server) is not the network
+            return real_connect(self, address)
         host = address[0] if isinstance(address, tuple) else address
         if allow_loopback and host in ("127.0.0.1", "::1", "localhost"):
             return real_connect(self, address)
@@ -56,3 +58,12 @@ def loopback() -> None:
     """Marks a test as allowed to connect to 127.0.0.1 (and nothing else)."""
 
 
+
+
+@pytest.fixture(autouse=True)
+def cases_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run` puts offline cases in one worker process per core by default; a worker does not see a test's
+    monkeypatches, so tests run them in-process unless they ask for processes (`--jobs N`, `jobs=N`)."""
+    from harness.run import workers
+
+    monkeypatch.setattr(workers, "available_cores", lambda: 1)

@@ -91,6 +91,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                           "Errors,Next steps)")
     options.add_prices(run)
     options.add_concurrency(run)
+    run.add_argument("--jobs", type=options.positive_int, metavar="N",
+                     help="worker processes for cases whose models run here (the builtin, cassette replays; default: "
+                          "one per core, at most one per case; 1: in this process); models on the network use "
+                          "--concurrency")
     run.add_argument("--estimate", action="store_true",
                      help="print the run's requests, tokens, dollars (cache on and off) and wall time per role and "
                           "condition, modelled, and exit without sending anything")
@@ -129,7 +133,7 @@ def command(args: argparse.Namespace) -> int:
     configs = run_configs(args)
     run_options = RunOptions(out=Path(args.out) if args.out else None, label=args.label, resume=args.resume,
                              repeat=effective_repeat(configs, args.repeat), concurrency=args.concurrency,
-                             shard=args.shard)
+                             shard=args.shard, jobs=args.jobs)
     cases = options.selected_cases(args)
     if not args.include_drafts:
         from harness.cases.drafts import without_drafts

@@ -79,8 +79,10 @@ class Aggregator:
         self.usage: dict[str, int] = {}
         self.timings: list[TimingRecord] = []
         self.timings_by_model: dict[tuple[str, str], list[TimingRecord]] = defaultdict(list)
-        self.rows: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (case, probe) as in run.json, for the headline
-        self.case_facts: list[dict[str, Any]] = []
+        # per record key: (case, probe) as in run.json, for the headline, and the case's facts; read in case-file
+        # order, so the resampled intervals do not depend on the order cases finished in
+        self.rows_of: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = defaultdict(list)
+        self.case_facts: dict[str, dict[str, Any]] = {}
         self.role_costs: dict[str, dict[str, Any]] = {}
         self.ceilings: dict[str, int] = defaultdict(int)
 
@@ -104,9 +106,9 @@ class Aggregator:
         for probe in record.outcome.probes:
             self._count_probe(record, probe)
             if probe.failure is None:  # a probe lost whole to a failed request is in no group
-                self.rows.append((case, probe.to_json()))
-        self.case_facts.append({**case, "status": "ok", "events": record.outcome.events,
-                                "context_whole": record.outcome.context_whole})
+                self.rows_of[record.key].append((case, probe.to_json()))
+        self.case_facts[record.key] = {**case, "status": "ok", "events": record.outcome.events,
+                                       "context_whole": record.outcome.context_whole}
         self._count_summaries(record)
         add_role_costs(self.role_costs, record.outcome.role_costs)
         for key, value in record.outcome.usage.to_json().items():
@@ -181,7 +183,8 @@ class Aggregator:
     def result(self, final: bool = True) -> Aggregates:
         """The aggregates document; `final` adds the resampled (case-clustered) intervals, computed once a run
         has finished rather than after every case."""
-        in_file_order = [self.records[key] for key in sorted(self.records, key=lambda k: f"{k}.json")]
+        keys = sorted(self.records, key=lambda k: f"{k}.json")
+        in_file_order = [self.records[key] for key in keys]
         ok = [r for r in in_file_order if r.outcome is not None]
         grade = "answered" if self.answered_graded else "retained"
         return {
@@ -205,7 +208,7 @@ class Aggregator:
             "cost_by_role": finish_role_costs(self.role_costs),
             "ceilings": dict(sorted(self.ceilings.items())),
             "latency": {**_latency(self.timings), "by_model": self._latency_by_model()},
-            **self._headline(grade, final),
+            **self._headline(grade, final, keys),
         }
 
     def _failed_requests(self) -> dict[str, Any]:
@@ -213,17 +216,19 @@ class Aggregator:
         return {"probes": probes, "ungraded": self.ungraded,
                 "cases": {key: self.failed[key] for key in sorted(self.failed)}}
 
-    def _headline(self, grade: str, final: bool) -> dict[str, Any]:
+    def _headline(self, grade: str, final: bool, keys: list[str]) -> dict[str, Any]:
         """EVALUATION.md: the headline is over summary-testing probes, with the other groups beside it. A probe
         with an answer lost to a failed request is left out of the answer grades (counted in failed_requests)."""
-        answered = [row for row in self.rows if not any("failure" in g for g in row[1].get("conditions", {}).values())]
-        rows = {"answered": answered, "retained": self.rows}
+        retained = [row for key in keys for row in self.rows_of.get(key, ())]
+        answered = [row for row in retained if not any("failure" in g for g in row[1].get("conditions", {}).values())]
+        rows = {"answered": answered, "retained": retained}
         graded = [g for g in GRADES if any(p.get("conditions", {}).get("full", {}).get(g) is not None
                                            for _, p in rows[g]) and not inapplicable(rows[g], g)]
         return {"headline": {g: headline(rows[g], g, cluster=final) for g in graded},
                 "agreement": agreement(answered) if "answered" in graded else None,
                 "judged": judged(answered),
-                "never_compacted": never_compacted(sorted(self.case_facts, key=lambda c: c["case"]))}
+                "never_compacted": never_compacted(sorted((self.case_facts[k] for k in keys if k in self.case_facts),
+                                                   key=lambda c: c["case"]))}
 
     def _rates(self, group: tuple[str, str], grade: str) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 import time
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed, wait
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -17,6 +18,7 @@ from harness.cases.schema import Case
 from harness.errors import HarnessError
 from harness.results.folder import RunFolder, git_commit, harness_version, now
 from harness.results.schema import CaseRecord, RunHeader
+from harness.run import workers
 from harness.run.case import guarded_case_record
 from harness.run.config import RunConfig, RunPlan, plan_run
 
@@ -59,27 +61,43 @@ def matrix(cases: list[Case], configs: list[RunConfig], shard: tuple[int, int] |
 
 def run_cases(cases: list[Case], config: RunConfig | RunPlan, folder: RunFolder, *, run_id: str,
               label: str | None = None, resume: bool = False, repeat: int = 1, concurrency: int = 1,
-              shard: str | None = None, on_case: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+              shard: str | None = None, on_case: Callable[[dict[str, Any]], None] | None = None,
+              jobs: int | None = 1) -> dict[str, Any]:
     """Evaluate every case (x repeat) and write as each finishes. Returns the finished run document.
-    `config` may be a plan already made (`plan_run`); otherwise it is planned here, once."""
+    `config` may be a plan already made (`plan_run`); otherwise it is planned here, once. `jobs`: worker
+    processes for offline models (None: one per core; 1: this process), harness.run.workers."""
     plan = plan_run(config).in_folder(folder.path)
     folder.create(run_header(plan.config, run_id, label, shard), resume)
     try:
-        return _run_todo(cases, plan, folder, resume, repeat, concurrency, on_case)
+        return _run_todo(cases, plan, folder, resume, repeat, Pace(concurrency, jobs), on_case)
     finally:
         folder.release()
 
 
-def _run_todo(cases: list[Case], plan: RunPlan, folder: RunFolder, resume: bool, repeat: int, concurrency: int,
+@dataclass(frozen=True)
+class Pace:
+    """Cases in flight: `concurrency` threads for models on the network, `jobs` processes for offline ones."""
+
+    concurrency: int = 1
+    jobs: int | None = 1
+
+
+def _run_todo(cases: list[Case], plan: RunPlan, folder: RunFolder, resume: bool, repeat: int, pace: Pace,
               on_case: Callable[[dict[str, Any]], None] | None) -> dict[str, Any]:
     done = folder.finished_cases() if resume else set()
     todo = [(case, r) for case in cases for r in range(repeat) if (case.id, r) not in done]
-    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))  # no `with`: its exit would join a hung worker
-    futures = [pool.submit(guarded_case_record, case, plan, r) for case, r in todo]
+    # no `with`: its exit would join a hung worker
+    pool, sent = workers.executor(plan, len(todo), pace.jobs, pace.concurrency)
+    if isinstance(pool, ProcessPoolExecutor):
+        todo = workers.largest_first(todo)
+    futures: dict[Future[CaseRecord], tuple[Case, int]] = {}
     written: set[Future[CaseRecord]] = set()
     try:
+        with workers.starting(pool):
+            for case, r in todo:
+                futures[pool.submit(guarded_case_record, case, sent, r)] = (case, r)
         for future in as_completed(futures):
-            record = future.result()
+            record = workers.result(future, *futures[future])
             folder.add(record)  # one writer: the case file, then run.json
             written.add(future)
             if on_case:
@@ -87,9 +105,7 @@ def _run_todo(cases: list[Case], plan: RunPlan, folder: RunFolder, resume: bool,
     except BaseException as stop:
         # Stopped: start nothing new; keep what finished meanwhile, for --resume. Ctrl-C waits at most
         # INTERRUPT_GRACE_S for cases in flight (a hung server would hold it for minutes); an error waits.
-        pool.shutdown(wait=False, cancel_futures=True)
-        in_flight = [f for f in futures if not f.cancelled()]  # a cancelled future never reports done to wait()
-        wait(in_flight, timeout=INTERRUPT_GRACE_S if isinstance(stop, KeyboardInterrupt) else None)
+        workers.stop(pool, futures, INTERRUPT_GRACE_S if isinstance(stop, KeyboardInterrupt) else None)
         for future in futures if not isinstance(stop, WriteFailed) else ():  # a full disk: keep the first error
             if future not in written and future.done() and not future.cancelled() and not future.exception():
                 folder.add(future.result())

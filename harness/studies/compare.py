@@ -17,6 +17,7 @@ from harness.errors import HarnessError
 from harness.metrics import mcnemar_exact
 from harness.results.folder import RunFolder
 from harness.results.headline import headline
+from harness.run import workers
 from harness.run.preflight import preflight
 from harness.run.config import RunConfig
 from harness.run.matrix import default_run_id, matrix, parse_shard, results_path, run_cases
@@ -188,6 +189,7 @@ class RunOptions:
     repeat: int = 1
     concurrency: int = 1
     shard: str | None = None  # I/N
+    jobs: int | None = None  # worker processes for offline models (None: one per core; 1: none), run.workers
 
 
 @dataclass(frozen=True)
@@ -238,6 +240,7 @@ def run_configurations(cases: list[Case], configs: list[RunConfig], options: Run
                        observer: RunObserver) -> ConfigurationRuns:
     """Every configuration over its share of the cases, one run folder each; compared when several."""
     shard = parse_shard(options.shard)
+    workers.start_early(configs, options.jobs)
     plans = dict(zip(configs, preflight(cases, configs, options.repeat)))  # all checked before any model call
     several = len(configs) > 1
     base = options.out
@@ -249,7 +252,7 @@ def run_configurations(cases: list[Case], configs: list[RunConfig], options: Run
         with observer.running(label, len(chosen) * options.repeat) as on_case:
             run = run_cases(chosen, plans[config], folder, run_id=run_id, label=label, resume=options.resume,
                             repeat=options.repeat, concurrency=options.concurrency, shard=options.shard,
-                            on_case=on_case)
+                            on_case=on_case, jobs=options.jobs)
         finished = FinishedRun(folder, run)
         observer.finished(finished)
         finished_runs.append(finished)
