@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.compaction.controls import CONTROLS, ControlSummarizer, keyword_bag
+from harness.compaction.controls import CONTROLS, ControlSummarizer, keyword_bag, stripped_head
 from harness.compaction.summarizer import SummaryInput, SummaryResult
 from harness.session import Message
 from harness.tokens import counter
@@ -52,6 +52,24 @@ def test_the_keyword_bag_holds_values_and_no_sentences():
     tool_words = [i for i, w in enumerate(words) if w in ("Traceback", "pnpm-lock.yaml")]
     assert all(i > max(j for j, w in enumerate(words) if w in said) for i in tool_words)  # what was said first
     assert counter("o200k").count_text(bag) <= 30
+
+
+def test_the_bags_order_carries_nothing_of_the_order_said():
+    # the same words said once each, in two orders: the bag is the same, so no value sits beside the word that
+    # was said with it by construction (a bag in the order said is the stripped head, its own control)
+    said = "queue billing-slow drain nightly warehouse checkpoints retention 14d"
+    reordered = " ".join(reversed(said.split()))
+    bag = keyword_bag([(True, said)], 100, counter("o200k"))
+    assert bag == keyword_bag([(True, reordered)], 100, counter("o200k"))
+    assert sorted(bag.split(" ")) == sorted(said.split())
+
+
+def test_the_stripped_head_is_the_head_as_said_less_function_words():
+    docs = [(True, m.content) for m in HEAD] + [(False, "Traceback pnpm-lock.yaml 9090")]
+    out = stripped_head(docs, 500, counter("o200k"))
+    assert out.startswith("Move dev server port 9090 use pnpm npm Editing src/server/config.ts")
+    assert out.endswith("db-stage-03.internal Traceback pnpm-lock.yaml")  # tool output after, each word once
+    assert out.split(" ").count("9090") == 1 and "the" not in out.split(" ")
 
 
 def test_head_first_and_last_are_transcript_slices():

@@ -41,9 +41,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                      help="the answerer's window in tokens (default: its model's in the price table; the builtin "
                           "and custom servers: the case's); past it the ceiling is the oracle (docs/evaluation.md)")
     run.add_argument("--cache", choices=("on", "off"), default="on", help="prompt caching in summarizer calls")
+    from harness.compaction.controls import CONTROLS  # the names only; cheap beside what run imports anyway
     run.add_argument("--control", action="append", metavar="CONTROL",
-                     help="replace each summary by a reference control of the same size: empty, keyword-bag, "
-                          "head-first or head-last (repeatable: one configuration each)")
+                     help="replace each summary by a reference control of the same size (repeatable: one "
+                          "configuration each): " + ", ".join(CONTROLS))
     run.add_argument("--controls", action="store_true",
                      help="run the configuration under test and every control beside it, and compare them")
     options.add_record_options(run, record_default=None,

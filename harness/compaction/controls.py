@@ -3,7 +3,8 @@
 Each wraps the summarizer under test and answers at the size of the summary it wrote (true tokens), so a
 control differs from it in content only: `empty` (the header alone), `keyword-bag` (the head's distinctive
 tokens, no sentences) and the same bag laid out `keyword-bag-lined` (10 tokens a line) and `keyword-bag-dotted`
-(". " after every token), `head-first` / `head-last` (the first / last tokens of the head as a transcript), and
+(". " after every token), `stripped-head` (the head's words in the order said, function words dropped, each
+once), `head-first` / `head-last` (the first / last tokens of the head as a transcript), and
 the strongest cheap tricks: `line-picker` (whole lines of the head, what was said first), `value-dump` (every
 path, number, id and command of the head with a 3-word label) and `last-lines` (the first user message and the
 last assistant lines). A grade that gives any of them most of a real summary's credit measures token presence
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+import zlib
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable
@@ -22,8 +24,8 @@ from harness.compaction.summarizer import Summarizer, SummaryInput, SummaryResul
 from harness.session import Message, message_text
 from harness.tokens import TokenCounter, counter
 
-CONTROLS = ("empty", "keyword-bag", "keyword-bag-lined", "keyword-bag-dotted", "head-first", "head-last",
-            "line-picker", "value-dump", "last-lines")
+CONTROLS = ("empty", "keyword-bag", "keyword-bag-lined", "keyword-bag-dotted", "stripped-head", "head-first",
+            "head-last", "line-picker", "value-dump", "last-lines")
 _TOKEN = re.compile(r"[A-Za-z0-9_][\w./:@#-]*[\w]|[A-Za-z0-9]")
 # Words that carry no task state in any session; a bag of them would be a weaker adversary than we want.
 _COMMON = frozenset("""
@@ -58,18 +60,28 @@ def _words(text: str) -> list[str]:
 
 
 def ranked_words(docs: list[tuple[bool, str]]) -> list[str]:
-    """The head's distinctive tokens (TF-IDF over its messages), what was said before tool output."""
-    tf, df, said, first = Counter(), Counter(), set(), {}
-    for position, (is_said, text) in enumerate(docs):
+    """The head's distinctive tokens (TF-IDF over its messages), what was said before tool output. Ties (most
+    words are said once) go in an order fixed by the word alone (its CRC-32), not the order they were said in:
+    in that order the bag's tail would be the head's sentences less their function words (`stripped-head`),
+    which binds a value to the word said beside it, and a bag is meant to hold tokens without statements."""
+    tf, df, said = Counter(), Counter(), set()
+    for is_said, text in docs:
         words = _words(text)
         tf.update(words)
         df.update(set(words))
         if is_said:
             said.update(words)
-        for word in words:
-            first.setdefault(word, position)
     n = len(docs)
-    return sorted(tf, key=lambda w: (w not in said, -tf[w] * math.log(1 + n / df[w]), first[w]))
+    return sorted(tf, key=lambda w: (w not in said, -tf[w] * math.log(1 + n / df[w]), zlib.crc32(w.encode())))
+
+
+def stripped_head(docs: list[tuple[bool, str]], budget: int, tokens: TokenCounter) -> str:
+    """The head's words as said, what the user and the assistant wrote first, then tool output, with the
+    function words dropped and each word once: a terse transcript, which keeps a value beside the word said
+    with it (what a keyword bag ordered by first mention would be)."""
+    said = [w for is_said, text in docs if is_said for w in _words(text)]
+    output = [w for is_said, text in docs if not is_said for w in _words(text)]
+    return _fill(list(dict.fromkeys(said + output)), " ", budget, tokens)
 
 
 def keyword_bag(docs: list[tuple[bool, str]], budget: int, tokens: TokenCounter, layout: str = "run") -> str:
@@ -113,6 +125,7 @@ _MAKERS: dict[str, Callable[[SummaryInput, int, TokenCounter], str]] = {
     "keyword-bag": lambda request, budget, tokens: keyword_bag(_documents(request), budget, tokens),
     "keyword-bag-lined": lambda request, budget, tokens: keyword_bag(_documents(request), budget, tokens, "lined"),
     "keyword-bag-dotted": lambda request, budget, tokens: keyword_bag(_documents(request), budget, tokens, "dotted"),
+    "stripped-head": lambda request, budget, tokens: stripped_head(_documents(request), budget, tokens),
     "line-picker": lambda request, budget, tokens: line_picker(_documents(request), budget, tokens),
     "value-dump": lambda request, budget, tokens: value_dump(_documents(request), budget, tokens),
     "last-lines": lambda request, budget, tokens: last_lines(request, budget, tokens),
