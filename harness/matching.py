@@ -263,10 +263,27 @@ BESIDE_WORDS = 10
 
 def beside(text: str, start: int, end: int, words: int = BESIDE_WORDS) -> str:
     """The words around text[start:end] (at most `words` each side; a normal form has one space between words),
-    the mention itself blanked: an item never anchors itself."""
+    the whole token that holds the mention blanked: an item never anchors itself, and a path, URL or identifier
+    that carries a word with the fact (`docs/architecture/x.md`, `pull/89`) does not say what the fact is about."""
+    start, end = token_around(text, start, end)
     before = " ".join(text[:start].split(" ")[-(words + 1):])
     after = " ".join(text[end:].split(" ")[:words + 1])
     return before + " " * (end - start) + after
+
+
+# What ends a token: a space (the normal form's only whitespace) or `=`, which binds a name to its value
+# (`vite_relay_url=wss://...`, `--port=9090`) as "the port is" does.
+_TOKEN_ENDS = " ="
+
+
+def token_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the token(s) of a normal form that hold text[start:end] (read outward as far as the token
+    runs, not across the text: a bag's statement is one long line)."""
+    while start > 0 and text[start - 1] not in _TOKEN_ENDS:
+        start -= 1
+    while end < len(text) and text[end] not in _TOKEN_ENDS:
+        end += 1
+    return start, end
 
 
 def anchored(text: str, start: int, end: int, anchors: tuple[str, ...], words: int = BESIDE_WORDS) -> bool:
@@ -282,8 +299,17 @@ def bound_in(unit: Haystack, item: str, anchors: tuple[str, ...] | None, negatab
     spans = [s for s in occurrences(unit.text, key) if not (negatable and negated(unit.text, s))]
     if not spans or anchors is None:
         return bool(spans)
+    heading = blank_tokens(unit.heading_text, key)  # a heading that repeats the fact's token binds by its other words
     return (any(anchored(unit.text, s, s + len(key), anchors) for s in spans)
-            or any(anchor_in(unit.heading_text, a) for a in anchors))
+            or any(anchor_in(heading, a) for a in anchors))
+
+
+def blank_tokens(text: str, key: str) -> str:
+    """`text` with every token that holds `key` blanked."""
+    for start in occurrences(text, key):
+        left, right = token_around(text, start, start + len(key))
+        text = text[:left] + " " * (right - left) + text[right:]
+    return text
 
 
 def stated_in(haystack: Haystack, item: str, anchors: tuple[str, ...] | None = None, negatable: bool = True) -> bool:

@@ -137,3 +137,19 @@ def test_texts_joined_normalise_as_their_joined_text_does():
         joined = Haystack.joined(raws, forms)
         assert joined.raw == "\n".join(raws)
         assert joined.text == normalise("\n".join(raws)), raws
+
+
+def test_beside_blanks_the_whole_token_that_holds_the_mention():
+    from harness.matching import beside
+
+    text = "the architecture doc is docs/architecture/shadow.md now"
+    start = text.index("shadow.md")
+    near = beside(text, start, start + len("shadow.md"))
+    assert "docs/architecture" not in near and "the architecture doc is" in near and near.endswith("now")
+    assignment = "set vite_relay_url=wss://relay.x/v3 today"
+    start = assignment.index("wss://")
+    near = beside(assignment, start, start + len("wss://relay.x/v3"))
+    assert "vite_relay_url=" in near and "relay.x" not in near  # `=` ends a token: the name stays beside its value
+    two_words = "keep the port 9090 open"
+    start = two_words.index("port 9090")
+    assert beside(two_words, start, start + len("port 9090")).split() == ["keep", "the", "open"]

@@ -62,6 +62,29 @@ def test_a_summary_retains_a_fact_only_in_a_statement_that_names_its_referent():
     assert not retained(ContextText(Haystack(""), Haystack("port 9090")), self_anchored).passed  # never itself
 
 
+def test_an_anchor_inside_the_token_that_holds_the_fact_does_not_bind_it():
+    from harness.probes import ContextText
+    from harness.matching import Haystack
+
+    doc = probe(all=(("shadow-branch-suffixes.md",),), anchor=("architecture",))
+
+    def kept(summary: str, p=doc) -> bool:
+        return retained(ContextText(Haystack(""), Haystack(summary)), p).passed
+
+    assert not kept("see `docs/architecture/shadow-branch-suffixes.md` next")  # the path names its own folder
+    assert kept("architecture doc: docs/architecture/shadow-branch-suffixes.md")  # the referent written beside it
+    assert kept("The architecture notes live in docs/architecture/shadow-branch-suffixes.md")
+    pr = probe(all=(("89",),), anchor=("stack*",))
+    assert not kept("https://github.com/org/stack/pull/89", pr) and kept("stack order: https://x/pull/89", pr)
+    relay = probe(all=(("wss://relay.x.dev/v3",),), anchor=("vite_relay_url",))
+    assert kept("VITE_RELAY_URL=wss://relay.x.dev/v3", relay)  # `=` binds a name to its value
+    assert not kept("wss://relay.x.dev/v3", probe(all=(("wss://relay.x.dev/v3",),), anchor=("relay",)))
+    phrase = probe(all=(("merge base",),), anchor=("rebase",))
+    assert kept("rebase onto the merge base first", phrase)  # a phrase item: its neighbours still bind it
+    assert not kept("- docs/architecture/shadow-branch-suffixes.md:\n  - docs/architecture/shadow-branch-suffixes.md")
+    assert kept("## Architecture\n- docs/architecture/shadow-branch-suffixes.md")  # a heading of its own
+
+
 def test_a_heading_or_parent_item_names_the_referent_of_the_lines_under_it():
     from harness.probes import ContextText
     from harness.matching import Haystack

@@ -7,6 +7,7 @@ such values, each as its own short statement, in an exact-values section with a 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 
 from harness.models.builtin.alternation import Alternation, Need
@@ -43,6 +44,7 @@ _VALUE = Alternation(_PATTERNS, _NEEDS, re.I)
 GIT_BRANCH = re.compile(r"^(?:On branch |Switched to (?:a new )?branch '?|\[)([\w./-]+?)'?(?:$| (?:\(root-commit\) )?"
                         r"[0-9a-f]{7,12}\] )")
 _HEX = re.compile(r"^[0-9a-f]{7,40}$")
+_DIGIT, _HEX_LETTER = re.compile(r"\d"), re.compile(r"[a-f]")
 _BARE_PATH = re.compile(r"^\S+$")  # a line that is one path or word: a listing entry, not a statement
 # Listings (numbered source lines, diffs, tables of hashes) state nothing on their own.
 _LISTING = re.compile(r"^\s*(\d+\s*(→|:|\||-)|[+-]{1,3}\s|@@|[│├└|]|```|\{|\}|[\w.]+\s*\($)")
@@ -55,7 +57,7 @@ MAX_SAME_LEAD = 3
 def _real_value(match: str) -> bool:
     text = match.strip().lstrip(":#")
     if _HEX.match(text):  # a hash mixes digits and letters; a bare word or number is not one
-        return bool(re.search(r"\d", text) and re.search(r"[a-f]", text))
+        return bool(_DIGIT.search(text) and _HEX_LETTER.search(text))
     return len(text) >= 2
 
 
@@ -79,10 +81,10 @@ def fact_lines(text: str, *, listing_ok: bool = False) -> tuple[tuple[str, tuple
         line = " ".join(raw.split()).strip(" -*•")
         if not line or (not listing_ok and (_LISTING.match(raw) or _BARE_PATH.match(line) or is_bookkeeping(line))):
             continue
-        values = tuple(dict.fromkeys(_branch(line) + values_in(line))) or script_echo(raw)
-        if not values:
-            continue
-        out.append((_around(line, values[0]), values))
+        branch = _branch(line)
+        values = (tuple(dict.fromkeys(branch + values_in(line))) if branch else values_in(line)) or script_echo(raw)
+        if values:
+            out.append((line if len(line) <= MAX_FACT_CHARS else _around(line, values[0]), values))
     return tuple(out) if listing_ok else _collapse_runs(out)
 
 
@@ -92,14 +94,12 @@ def _branch(line: str) -> tuple[str, ...]:
 
 
 def _collapse_runs(found: list[tuple[str, tuple[str, ...]]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    leads: dict[str, int] = {}
-    for line, _ in found:
-        if lead := _LEAD_WORD.match(line):
-            leads[lead.group(1)] = leads.get(lead.group(1), 0) + 1
-    many = {word for word, count in leads.items() if count > MAX_SAME_LEAD}
+    words = [lead.group(1) if (lead := _LEAD_WORD.match(line)) else None for line, _ in found]
+    many = {word for word, count in Counter(words).items() if word is not None and count > MAX_SAME_LEAD}
+    if not many:
+        return tuple(found)
     last = {word: max(i for i, (line, _) in enumerate(found) if line.startswith(word)) for word in many}
-    return tuple(pair for i, pair in enumerate(found)
-                 if not ((lead := _LEAD_WORD.match(pair[0])) and lead.group(1) in many and last[lead.group(1)] != i))
+    return tuple(pair for i, (pair, word) in enumerate(zip(found, words)) if word not in many or last[word] == i)
 
 
 def _around(line: str, value: str) -> str:

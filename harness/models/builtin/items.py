@@ -5,15 +5,18 @@ finds that one through indexes, not a scan, since a long session states tens of 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import defaultdict
+from typing import NamedTuple
 
 from harness.models.builtin.text import clip
 
 MAX_ERROR_WITH_FIX = 420  # an error line and the agent's reading of it
 
 
-@dataclass(frozen=True)
-class Item:
+class Item(NamedTuple):
+    """One statement (immutable: changed by `_replace`). A tuple, as a long session makes tens of thousands and
+    a frozen dataclass takes three times as long to make."""
+
     category: str
     text: str
     order: int
@@ -35,7 +38,7 @@ class Items:
 
     def __init__(self) -> None:
         self._by_order: dict[int, Item] = {}
-        self._indexes: dict[tuple[str, str, str | None], dict[int, None]] = {}
+        self._indexes: defaultdict[tuple[str, str, str | None], dict[int, None]] = defaultdict(dict)
         self._keys: dict[int, tuple[tuple[str, str, str | None], ...]] = {}  # each item's, taken once
 
     def __iter__(self):
@@ -53,18 +56,21 @@ class Items:
     def has(self, category: str) -> bool:
         return bool(self._indexes.get(("category", category, None)))
 
-    def superseded(self, category: str, key: str | None, text: str) -> Item | None:
-        """The earliest item in `category` with this key or these words (case aside), if any."""
-        found = [next(iter(orders)) for orders in (self._indexes.get(("key", category, key)),
-                                                    self._indexes.get(("words", category, text.lower())))
-                 if orders]
-        return self._by_order[min(found)] if found else None
+    def superseded(self, category: str, key: str | None, text: str, *, lower: str | None = None) -> Item | None:
+        """The earliest item in `category` with this key or these words (case aside; `lower` if the caller has
+        lower-cased them), if any."""
+        by_key = self._indexes.get(("key", category, key))
+        by_words = self._indexes.get(("words", category, text.lower() if lower is None else lower))
+        first = next(iter(by_key)) if by_key else None
+        if by_words and (first is None or next(iter(by_words)) < first):
+            first = next(iter(by_words))
+        return None if first is None else self._by_order[first]
 
-    def append(self, item: Item) -> None:
+    def append(self, item: Item, *, lower: str | None = None) -> None:
         self._by_order[item.order] = item
-        keys = self._keys[item.order] = self._index_keys(item)
+        keys = self._keys[item.order] = self._index_keys(item, item.text.lower() if lower is None else lower)
         for index in keys:
-            self._indexes.setdefault(index, {})[item.order] = None
+            self._indexes[index][item.order] = None
 
     def remove(self, item: Item) -> None:
         del self._by_order[item.order]
@@ -76,6 +82,5 @@ class Items:
         self._by_order[item.order] = item
 
     @staticmethod
-    def _index_keys(item: Item) -> tuple[tuple[str, str, str | None], ...]:
-        return (("category", item.category, None), ("key", item.category, item.key),
-                ("words", item.category, item.text.lower()))
+    def _index_keys(item: Item, lower: str) -> tuple[tuple[str, str, str | None], ...]:
+        return (("category", item.category, None), ("key", item.category, item.key), ("words", item.category, lower))

@@ -27,10 +27,11 @@ def fact_key(line: str, values: tuple[str, ...]) -> str:
     if values[0].startswith("branch ") and GIT_BRANCH.match(line) and not line.startswith("["):
         return "facts:working branch"  # the branch git says it is on now replaces the one it was on
         # (a commit line names its branch too, but is kept by its hash: each commit is a value)
-    label = _LABEL.match(line)
+    label = _LABEL.match(line) if ":" in line else None  # a label ends in ':'; most value lines have none
     if label and not any(v in label.group(1) for v in values):
         return f"facts:{label.group(1).strip().lower()}"  # "Entire-Checkpoint: <id>": the newest id wins
     for match in KEYED_VALUE.finditer(line):
-        if match.group(1).lower() not in STOPWORDS and any(match.group(2) in v or v in match.group(2) for v in values):
-            return f"facts:{match.group(1).lower()}"
+        word, value = match.group(1).lower(), match.group(2)
+        if word not in STOPWORDS and (value in values or any(value in v or v in value for v in values)):
+            return f"facts:{word}"  # (most often the value is one of the values: no need to look inside)
     return f"facts:{values[0].lower()}"

@@ -8,7 +8,6 @@ summary builder's part that applies them (summary.py holds the rest of the build
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any
 
 from harness.models.builtin.noise import user_words
@@ -125,6 +124,6 @@ class LaterFacts:
             earlier = sorted((i for category in ("decisions", "progress") for i in self.items.in_category(category)
                               if not i.history), key=lambda i: i.order)
             for at in refuted_by(sentence, [i.text for i in earlier]):
-                self.items.replace(replace(earlier[at], history=SUPERSEDED))
+                self.items.replace(earlier[at]._replace(history=SUPERSEDED))
                 self.add("decisions", sentence, keyed=False)
         return prose

@@ -58,13 +58,19 @@ _SKILL_BODY = re.compile(r"^\s*(Base directory for this skill:|<command-message>
 @lru_cache(maxsize=65536)
 def strip_noise(text: str) -> str:
     """The text without injected blocks, markers and summary boilerplate; whitespace-trimmed."""
-    text = _BLOCK.sub(" ", text)
-    text = _LONE_TAG.sub(" ", text)
-    text = _MARKERS.sub(" ", text)
+    text = _without_markup(text)
     lower = text.lower()
     if _ODD_FOLDS.search(text) or any(word in lower for word in SUMMARY_WORDS):
         text = _SUMMARY_SENTENCES.sub(" ", text)
     return "\n".join(line.rstrip() for line in text.splitlines() if line.strip()).strip()
+
+
+def _without_markup(text: str) -> str:
+    """Injected blocks, lone tags and markers blanked out. A tag opens with '<', a marker with '<' or '[': a
+    long output often has neither and is not searched."""
+    if "<" in text:
+        text = _LONE_TAG.sub(" ", _BLOCK.sub(" ", text))
+    return _MARKERS.sub(" ", text) if "<" in text or "[" in text else text
 
 
 def is_continue_prompt(text: str) -> bool:

@@ -23,6 +23,9 @@ _SCRIPT_ECHO = re.compile(r"^\$ (\S+(?: \S+){2,})$")
 def untagged(output: str) -> str:
     """The output with a task runner's per-line tags removed, when most of its lines carry one."""
     lines = [line for line in output.splitlines() if line.strip()]
+    most = output.count(":") // 2  # a tag holds two colons: no more lines than this can carry one
+    if most < MIN_TAGGED or most * 2 < len(lines):
+        return output
     tagged = sum(bool(_TASK_TAG.match(line)) for line in lines)
     if tagged < MIN_TAGGED or tagged * 2 < len(lines):
         return output

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from harness.models.builtin.text import ERROR_LINE, clip
+from harness.models.builtin.text import ERROR_LINE, clip, folded
 
 _DIAGNOSTIC = re.compile(r"^\S+\.\w+:\d+(?::\d+)?:?\s+\S")  # path:line:col: message (compilers, linters)
 
@@ -29,6 +29,10 @@ def command_of(arguments: dict) -> str:
 # that only contains the word (`formatPluginError`, "throws typed validation error") reports none.
 _REPORTED = re.compile(r"(\berror|\bfatal|\bpanic|\bERROR|\bFAIL(ED)?)(\[\w.-]+\])?:|^\W*(FAIL|FAILED|ERROR|--- FAIL)\b|"
                        r"^Traceback|\bunable to\b|\bcould not\b|\bcannot\b|\bcan't\b|\bnot found\b|\bno such\b", re.I)
+# What a line must hold (folded) for _REPORTED to match in it: most lines of a long output hold none, and the
+# `in` checks cost a fraction of the search.
+_REPORT_WORDS = ("error", "fatal", "panic", "fail", "traceback", "unable to", "could not", "cannot", "can't",
+                 "not found", "no such")
 _EXIT_CODE = re.compile(r"^Exit code \d+$")  # the harness's first line of a failed command, not its message
 _STRUCTURED = re.compile(r"^\s*[\[{]")  # a JSON document (an API response) is data, even when a field says error
 MAX_ERROR_LINES = 2  # "two compile errors": the second distinct one is often the one that matters
@@ -44,8 +48,8 @@ def error_line(output: str) -> str:
     if _STRUCTURED.match(output) or not any(
             word in lower for word in ("error", "exception", "traceback", "fail", "fatal", "panic", "unable")):
         return ""
-    lines = [line.strip() for line in output.splitlines() if line.strip() and not _EXIT_CODE.match(line.strip())]
-    diagnostics = [line for line in lines if _DIAGNOSTIC.match(line)]
+    lines = _said_lines(output)
+    diagnostics = [line for line in lines if _is_diagnostic(line)]
     if diagnostics:
         errors = [line for line in diagnostics if _SAYS_ERROR.search(line)] or \
             [line for line in diagnostics if "error" in line.lower()] or diagnostics
@@ -54,8 +58,8 @@ def error_line(output: str) -> str:
              and re.match(r"^[\w.]*(Error|Exception)\b", line)]
     if typed:
         return clip(typed[-1])
-    flagged = [line for line in lines if ERROR_LINE.search(line) and _REPORTED.search(line)]
-    flagged = flagged or [line for line in lines if _REPORTED.search(line)]
+    reported = [lines[i] for i in _reporting(output)]
+    flagged = [line for line in reported if ERROR_LINE.search(line)] or reported
     return clip(flagged[0]) if flagged else ""
 
 
@@ -65,9 +69,9 @@ def error_details(output: str) -> list[str]:
     find, the value it expected)."""
     if _STRUCTURED.match(output):
         return []
-    lines = [line.strip() for line in output.splitlines() if line.strip() and not _EXIT_CODE.match(line.strip())]
-    picked = [i for i, line in enumerate(lines) if _DIAGNOSTIC.match(line) and _SAYS_ERROR.search(line)] or \
-        [i for i, line in enumerate(lines) if _REPORTED.search(line) and not _DIAGNOSTIC.match(line)]
+    lines = _said_lines(output)
+    picked = [i for i, line in enumerate(lines) if _is_diagnostic(line) and _SAYS_ERROR.search(line)] or \
+        [i for i in _reporting(output) if not _is_diagnostic(lines[i])]
     details = [f"{lines[i]} {lines[i + 1]}" if lines[i].endswith(":") and i + 1 < len(lines) else lines[i]
                for i in picked]
     return list(dict.fromkeys(clip(d) for d in details))[:MAX_DETAIL_LINES]
@@ -75,8 +79,29 @@ def error_details(output: str) -> list[str]:
 
 def first_line(output: str) -> str:
     """The first line of a failed step's output that says something (not the bare 'Exit code 1')."""
-    lines = [line.strip() for line in output.splitlines() if line.strip() and not _EXIT_CODE.match(line.strip())]
+    lines = _said_lines(output)
     return clip(lines[0]) if lines else ""
+
+
+@lru_cache(maxsize=256)  # error_line and error_details read the same failed output in one summary
+def _said_lines(output: str) -> tuple[str, ...]:
+    """The output's lines, stripped, without blank ones and the harness's 'Exit code N'."""
+    return tuple(said for line in output.splitlines() if (said := line.strip()) and not _EXIT_CODE.match(said))
+
+
+@lru_cache(maxsize=256)
+def _reporting(output: str) -> tuple[int, ...]:
+    """Where in _said_lines(output) a line reports a failure."""
+    return tuple(i for i, line in enumerate(_said_lines(output)) if _reports(line))
+
+
+def _is_diagnostic(line: str) -> bool:
+    return ":" in line and bool(_DIAGNOSTIC.match(line))  # a diagnostic has "path:line"
+
+
+def _reports(line: str) -> bool:
+    """The line reports a failure (_REPORTED), searched only when it holds one of the words it needs."""
+    return any(map(folded(line).__contains__, _REPORT_WORDS)) and bool(_REPORTED.search(line))
 
 
 def _joined(lines: list[str]) -> str:

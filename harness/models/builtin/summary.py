@@ -74,13 +74,13 @@ class _SummaryBuilder(LaterFacts):
             return None
         if key is None:
             key = value_key(category, text) if keyed else f"{category}:{text.lower()}"
-        old = self.items.superseded(category, key, text)
+        old = self.items.superseded(category, key, text, lower=(lower := text.lower()))
         if old is not None:
             self.items.remove(old)  # later facts win for the same key
             protected = protected or old.protected
             rank = max(rank, old.rank)
         item = Item(category, text, self.next_order(), key, protected, rank)
-        self.items.append(item)
+        self.items.append(item, lower=lower)
         return item
 
     def touch_file(self, path: str, action: str, names: list[str] | tuple[str, ...] = ()) -> None:
@@ -249,7 +249,7 @@ class _SummaryBuilder(LaterFacts):
         error, self.open_error = self.open_error, None
         if error is None or self.items.get(error.order) is not error:
             return
-        self.items.replace(replace(error, fix=sentence))
+        self.items.replace(error._replace(fix=sentence))
 
     def finish(self) -> None:
         """The task list and the step in flight, as items newer than anything read."""
@@ -342,7 +342,7 @@ class _SummaryBuilder(LaterFacts):
         for item in [i for i in entries if i.fix]:  # an error without the agent's reading of it before no error
             if total <= limit:
                 return
-            plain = replace(item, fix="")
+            plain = item._replace(fix="")
             total += count_cached(f"- {plain.line}") - count_cached(f"- {item.line}")
             self.items.replace(plain)
         for item in sorted(entries, key=lambda i: (i.rank, i.order)):

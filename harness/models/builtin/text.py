@@ -21,7 +21,11 @@ _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(])|\n+")
 WORD = re.compile(r"[a-z0-9_]+(?:[./:-][a-z0-9_]+)*")
 PATH = re.compile(r"(?<![\w@])(?:\.{0,2}/)?(?:[\w.-]+/)*[\w-]+\.[A-Za-z][\w]{0,7}\b|(?<![\w@])(?:[\w.-]+/)+[\w.-]+")
 ERROR_LINE = re.compile(r"\b(\w*(Error|Exception)\b:?|Traceback|FAILED|FATAL|fatal:|error:|ERROR\b|panic:)", re.I)
-KEYED_VALUE = re.compile(r"\b([a-z][a-z_-]{1,30})\s*(?:to|=|:|is|of|at|on)?\s*[`'\"]?(\d[\w.:/-]*|v\d[\w.-]*)", re.I)
+# A word and the value after it ("port 9090", "timeout=30s"). The word is taken whole and never given back
+# (possessive) where it is at most 31 letters: then giving letters back cannot find a match (the value would
+# have followed the whole word too), only cost time on every word of every line. A longer run backtracks.
+KEYED_VALUE = re.compile(r"\b((?=[a-z][a-z_-]{31})[a-z][a-z_-]{1,30}|[a-z][a-z_-]{1,30}+)"
+                         r"\s*(?:to|=|:|is|of|at|on)?\s*[`'\"]?(\d[\w.:/-]*|v\d[\w.-]*)", re.I)
 DECISION_CUES = re.compile(r"\b(decided|decide|decision|instead|chose|choose|going with|go with|rather than|"
                             r"switch(ed)? to|opted)\b", re.I)
 TYPED_ERROR = re.compile(r"\b[\w.]*(Error|Exception)\b:")
@@ -76,6 +80,19 @@ def content_words(text: str) -> frozenset[str]:
         if _LONG_HASH.match(token):  # a commit named by its short hash: 164ceba is 164ceba4dd15...
             words.add(token[:SHORT_HASH])
     return frozenset(words)
+
+
+# The letters outside ASCII that re's IGNORECASE matches to an ASCII letter without lower-casing to it (the
+# Kelvin sign lower-cases to k): found by a scan of every code point, Python 3.11.
+_ODD_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+
+
+def folded(text: str) -> str:
+    """The text lower-cased as a case-insensitive regex reads its letters: a word a re.I pattern must match
+    that is not `in` this text is not in the text, so the pattern need not be searched."""
+    if text.isascii() or not any(odd in text for odd in "\u0130\u0131\u017f"):  # translate costs, `in` not
+        return text.lower()
+    return text.translate(_ODD_FOLDS).lower()
 
 
 def sentences(text: str) -> list[str]:
