@@ -24,7 +24,7 @@ def margin(ours: Mapping[str, bool], controls: Mapping[str, Mapping[str, bool]],
         by_kind[kinds[key]].append(key)
     unseparated = {}
     for kind, keys in sorted(by_kind.items()):
-        close = [name for name in controls if _versus(ours, controls[name], keys)["p_value"] >= SEPARATES]
+        close = [name for name in controls if _p_value(ours, controls[name], keys) >= SEPARATES]
         if close:
             unseparated[kind] = close
     return {"overall": _over_strongest(ours, controls, list(ours)),
@@ -45,7 +45,17 @@ def _over_strongest(ours: Mapping[str, bool], controls: Mapping[str, Mapping[str
 
 def _exact(found: dict[str, Any]) -> dict[str, Any]:
     """paired_headline rounds p to 6 places; a margin states it exactly (3 significant digits)."""
-    return {**found, "p_value": float(f"{mcnemar_exact(found['only_a'], found['only_b']):.3g}")}
+    return {**found, "p_value": _stated(found["only_a"], found["only_b"])}
+
+
+def _stated(only_a: int, only_b: int) -> float:
+    return float(f"{mcnemar_exact(only_a, only_b):.3g}")
+
+
+def _p_value(ours: Mapping[str, bool], theirs: Mapping[str, bool], keys: list[str]) -> float:
+    """`_versus`'s p alone: the discordant pairs without the two bootstraps a whole comparison resamples."""
+    pairs = [(bool(theirs[k]), bool(ours[k])) for k in keys if k in theirs]
+    return _stated(sum(1 for a, b in pairs if a and not b), sum(1 for a, b in pairs if b and not a))
 
 
 def _versus(ours: Mapping[str, bool], theirs: Mapping[str, bool], keys: list[str]) -> dict[str, Any]:

@@ -48,7 +48,18 @@ def session_tokens(session: Session) -> int:
 
 
 TAILS = [(100, 4), (1_000, 4), (10_000, 4), (10, 5_000)]  # (turns, steps per turn): many turns; one huge turn
-TAIL_IDS = [f"{t}turns-{s}steps-{round(session_tokens(long_session(t, s)) / 1000)}Ktok" for t, s in TAILS]
+# each row's label, written out so that collecting the suite does not build these sessions on every worker;
+# test_tail_labels_count_the_generated_sessions counts them from the sessions
+TAIL_IDS = ["100turns-4steps-219Ktok", "1000turns-4steps-2193Ktok", "10000turns-4steps-21939Ktok",
+            "10turns-5000steps-26751Ktok"]
+
+
+def tail_id(turns: int, steps: int) -> str:
+    return f"{turns}turns-{steps}steps-{round(session_tokens(long_session(turns, steps)) / 1000)}Ktok"
+
+
+def test_tail_labels_count_the_generated_sessions():
+    assert [tail_id(t, s) for t, s in TAILS] == TAIL_IDS
 
 
 @pytest.mark.parametrize("turns,steps", TAILS, ids=TAIL_IDS)

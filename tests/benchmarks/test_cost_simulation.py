@@ -40,11 +40,15 @@ class ReserialisingWorld(CacheWorld):
         return Sent(len(tokens), self.openai.lookup_and_store(self.namespace, tokens), 0)
 
 
+PRICED: dict[type, list] = {}  # each world's rows as this process last priced them
+
+
 def price_all(world_class):
     case, folds = prepared()
-    return [row.to_json() for model in MODELS
-            for row in costs.price_session(case, folds, model, [], load_prices(), digests=Digests(),
-                                           world_class=world_class)]
+    PRICED[world_class] = [row.to_json() for model in MODELS
+                           for row in costs.price_session(case, folds, model, [], load_prices(), digests=Digests(),
+                                                          world_class=world_class)]
+    return PRICED[world_class]
 
 
 @pytest.mark.parametrize("world", [CacheWorld, ReserialisingWorld], ids=["digests", "reserialised"])
@@ -54,4 +58,5 @@ def test_cost_cache_simulation(benchmark, world):
     benchmark.extra_info["compactions"] = len(folds)
     benchmark.extra_info["messages"] = len(case.session.messages)
     rows = benchmark.pedantic(price_all, (world,), rounds=3, iterations=1, warmup_rounds=0)
-    assert rows == price_all(CacheWorld if world is ReserialisingWorld else ReserialisingWorld)
+    other = CacheWorld if world is ReserialisingWorld else ReserialisingWorld
+    assert rows == (PRICED[other] if other in PRICED else price_all(other))  # the other row's run, if it ran here
