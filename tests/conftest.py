@@ -1,6 +1,7 @@
 """Shared test set-up: no test touches the network or sees real keys; benchmarks run for real only when
 their folder is asked for by name."""
 
+import os
 import socket
 from pathlib import Path
 
@@ -21,6 +22,13 @@ def pytest_configure(config):
         config.option.benchmark_autosave = True
         if config.option.benchmark_storage == "file://./.benchmarks":
             config.option.benchmark_storage = f"file://{STORAGE}"
+
+
+def pytest_xdist_auto_num_workers(config):
+    # `-n auto`: one worker more than the cores. A part of the suite waits on child processes (the runtimes'
+    # node processes and their retry back-off), and the spare worker runs other tests meanwhile: on 2 cores
+    # the suite took 5 min 51 s with 3 workers against 6 min 24 s with 2 (quiet machine, 2026-12-02).
+    return (os.cpu_count() or 1) + 1
 
 
 @pytest.fixture(autouse=True)
