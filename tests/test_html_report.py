@@ -90,6 +90,47 @@ def test_report_md_defines_its_figures_and_lists_the_risks(run_folder):
     assert "### Risks the policy leaves" in report
 
 
+def reports_again(run_folder: Path, tmp_path: Path) -> Path:
+    """The run's reports written again, as the run command writes them when a run finishes, into a copy."""
+    from harness.render.run import RunProgress
+    from harness.results.folder import RunFolder
+    from harness.studies.compare import FinishedRun
+
+    out = tmp_path / "again"
+    shutil.copytree(run_folder, out, ignore=shutil.ignore_patterns("report.*", "retention.png"))
+    RunProgress(as_json=True).finished(FinishedRun(RunFolder(out), read_run(out)))
+    return out
+
+
+def test_a_finished_run_draws_its_retention_figure_once_for_both_reports(run_folder, tmp_path, monkeypatch):
+    """report.md's PNG and report.html's SVG are one drawing, saved twice (a second drawing cost 0.1 s a run)."""
+    import harness.render.plots as plots
+
+    drawn, draw = [], plots.retention_figure
+    monkeypatch.setattr(plots, "retention_figure", lambda runs: drawn.append(runs) or draw(runs))
+    out = reports_again(run_folder, tmp_path)
+    run = read_run(out)
+    assert [[label for label, _ in runs] for runs in drawn] == [[run["run_id"]]]
+    assert (out / "retention.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "![retention against fact age and compactions survived](retention.png)" in (out / "report.md").read_text()
+    plot = (out / "report.html").read_text(encoding="utf-8").split('<div class="plot">')[1].split("</div>")[0]
+    assert plot.startswith("<svg") and "retention against compactions survived" in plot and run["run_id"] in plot
+
+
+def test_a_figure_that_cannot_be_drawn_is_a_line_in_both_reports(run_folder, tmp_path, monkeypatch):
+    import harness.render.plots as plots
+    from harness.errors import HarnessError
+
+    def missing(runs):
+        raise HarnessError("plots need matplotlib")
+
+    monkeypatch.setattr(plots, "retention_figure", missing)
+    out = reports_again(run_folder, tmp_path)
+    line = "(plots skipped: HarnessError: plots need matplotlib)"
+    assert line in (out / "report.md").read_text() and line in (out / "report.html").read_text(encoding="utf-8")
+    assert not (out / "retention.png").exists()
+
+
 def test_view_rewrites_a_missing_page_and_serves_it(run_folder, tmp_path, loopback):
     copy = tmp_path / "run"
     shutil.copytree(run_folder, copy)

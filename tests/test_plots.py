@@ -3,7 +3,8 @@
 import json
 
 from harness.cli import main
-from harness.render.plots import cost_plot, markdown_image, retention_plot, sweep_plot
+import harness.render.plots as plots
+from harness.render.plots import cost_plot, markdown_image, retention_images, retention_plot, sweep_plot
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -23,6 +24,34 @@ def _run(shift=0):
 def test_retention_plot(tmp_path):
     path = retention_plot([("same", _run()), ("alt", _run(2))], tmp_path / "r.png")
     assert path.read_bytes()[:8] == PNG
+
+
+def counted_figures(monkeypatch) -> list:
+    """Each retention figure drawn from now on (retention_figure wrapped, not replaced)."""
+    drawn, draw = [], plots.retention_figure
+    monkeypatch.setattr(plots, "retention_figure", lambda runs: drawn.append(draw(runs)) or drawn[-1])
+    return drawn
+
+
+def test_one_drawing_gives_the_png_and_the_svg_each_as_drawn_alone(tmp_path, monkeypatch):
+    from matplotlib import image, pyplot, rcParams
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")  # the SVG's date and (below) its ids are otherwise unique per save
+    monkeypatch.setitem(rcParams, "svg.hashsalt", "test")
+    runs = [("same", _run()), ("alt", _run(2))]
+    drawn = counted_figures(monkeypatch)
+    svg = retention_images(runs, tmp_path / "both.png", svg=True)
+    assert len(drawn) == 1 and pyplot.get_fignums() == []  # one figure, closed once saved in both formats
+    png = (tmp_path / "both.png").read_bytes()
+    assert png[:8] == PNG and image.imread(tmp_path / "both.png").shape[:2] == (396, 1210)  # 11 x 3.6 in at 110 dpi
+    assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
+    for text in ("retention against fact age", "retention against compactions survived", ">same<", ">alt<",
+                 "(n=10)"):
+        assert text in svg, text  # text as text: both panels, both runs' legend entries, the bucket sizes
+    assert retention_images(runs, None, svg=True) == svg  # saving the PNG first changed nothing in the SVG
+    assert retention_images(runs, tmp_path / "alone.png", svg=False) is None
+    assert (tmp_path / "alone.png").read_bytes() == png == retention_plot(runs, tmp_path / "plot.png").read_bytes()
+    assert len(drawn) == 4  # the counter sees every drawing: the single-format ones drew one each
 
 
 def test_cost_plot(tmp_path):

@@ -21,6 +21,7 @@ from harness.render.html_case import case_section
 from harness.render.lost import lost_probes
 from harness.render.runtime import drives, runtime_section
 from harness.render.markup import Cell, num, paragraph, section, table
+from harness.render.plots import RunPlot, run_retention
 from harness.render.runtime_losses import runtime_losses_section
 from harness.render.risks import RISK_MEANINGS, risk_line, run_risks
 from harness.results.aggregate import GRADES
@@ -30,20 +31,22 @@ def _template(name: str) -> str:
     return resources.files("harness.render").joinpath("templates", name).read_text(encoding="utf-8", errors="backslashreplace")
 
 
-def write_html(run: dict[str, Any], folder: Path) -> Path:
+def write_html(run: dict[str, Any], folder: Path, plot: RunPlot | None = None) -> Path:
     path = folder / "report.html"
-    write_atomic(path, report_html(run, folder))
+    write_atomic(path, report_html(run, folder, plot))
     return path
 
 
-def report_html(run: dict[str, Any], folder: Path | None = None) -> str:
+def report_html(run: dict[str, Any], folder: Path | None = None, plot: RunPlot | None = None) -> str:
+    """The page; its retention plot drawn here unless the caller drew it (for report.md too)."""
     config = run["configuration"]
     described = (f"policy {config['policy']}, model {config['model']}, summarizer {config['summarizer_spec']}, "
                  f"answerer {config['answerer']}, cache {'on' if config['cache'] else 'off'}; harness "
                  f"{run.get('harness_version')} at {run.get('git_commit')}")
     grade = run["aggregates"]["grade"]
     # the headline and the plot first: both on the first screen
-    parts = [headline_section(run), plots_section(run), rates_section(run), risks_section(run),
+    plot = plot if plot is not None else run_retention(run, None, svg=True)
+    parts = [headline_section(run), plots_section(plot), rates_section(run), risks_section(run),
              lost_section(run, folder), runtime_section(run), runtime_losses_section(run), cases_index(run),
              *(case_section(k, r, grade, folder) for k, r in run["cases"].items()), definitions_section()]
     nav = " ".join(f'<a href="#{escape(i)}">{escape(t)}</a>' for i, t in
@@ -110,16 +113,12 @@ def lost_section(run: dict[str, Any], folder: Path | None) -> str:
                          rows, id="lost-table", row_attributes=attributes) if lost else paragraph("None."))
 
 
-def plots_section(run: dict[str, Any]) -> str:
-    if not run["aggregates"].get("valid_probes"):
+def plots_section(plot: RunPlot) -> str:
+    if plot.skipped:
+        return section("plots", "Plots", paragraph(f"(plots skipped: {plot.skipped})", "muted"))
+    if plot.svg is None:
         return ""
-    try:
-        from harness.render.plots import retention_svg
-
-        svg = retention_svg([(run.get("label") or run["run_id"], run)])
-    except Exception as exc:  # a missing matplotlib must not cost the report
-        return section("plots", "Plots", paragraph(f"(plots skipped: {type(exc).__name__}: {exc})", "muted"))
-    return section("plots", "Retention", f'<div class="plot">{svg}</div>')
+    return section("plots", "Retention", f'<div class="plot">{plot.svg}</div>')
 
 
 def cases_index(run: dict[str, Any]) -> str:

@@ -7,8 +7,11 @@ does not pay for it.
 
 from __future__ import annotations
 
+import io
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from harness.atomic import write_with
 from harness.errors import HarnessError
@@ -33,24 +36,30 @@ def _pyplot():
 
 
 def _save(fig, path: str | Path) -> Path:
-    path = Path(path)
+    with _laid_out(fig):
+        return _write_image(fig, path)
+
+
+@contextmanager
+def _laid_out(fig) -> Iterator[None]:
+    """The figure laid out once for every format it is saved in, and closed after (pyplot keeps it otherwise)."""
     try:
         fig.tight_layout()
-        write_with(path, lambda out: fig.savefig(out, format=path.suffix.lstrip(".") or "png", dpi=110))
+        yield
     finally:
         _pyplot().close(fig)
-    return path
 
 
-def _svg(fig) -> str:
+def _write_image(fig, path: str | Path) -> Path:
+    path = Path(path)
+    return write_with(path, lambda out: fig.savefig(out, format=path.suffix.lstrip(".") or "png", dpi=110))
+
+
+def _svg_markup(fig) -> str:
     """The figure as inline SVG markup (for report.html: one file, no image requests)."""
-    import io
-
     buffer = io.StringIO()
-    fig.tight_layout()
     with _pyplot().rc_context({"svg.fonttype": "none"}):  # text as text: a third smaller, and searchable
         fig.savefig(buffer, format="svg")
-    _pyplot().close(fig)
     text = buffer.getvalue()
     return text[text.index("<svg"):]  # drop the XML prolog and DOCTYPE: the SVG sits inside HTML
 
@@ -80,8 +89,35 @@ def retention_plot(runs: Sequence[tuple[str, dict[str, Any]]], path: str | Path)
     return _save(retention_figure(runs), path)
 
 
-def retention_svg(runs: Sequence[tuple[str, dict[str, Any]]]) -> str:
-    return _svg(retention_figure(runs))
+def retention_images(runs: Sequence[tuple[str, dict[str, Any]]], png: str | Path | None, svg: bool) -> str | None:
+    """The retention figure drawn once and saved in each format asked for: a PNG at `png` (report.md's) and,
+    with `svg`, the SVG markup returned (report.html's). A run that writes both pays for one drawing."""
+    fig = retention_figure(runs)
+    with _laid_out(fig):
+        if png is not None:
+            _write_image(fig, png)
+        return _svg_markup(fig) if svg else None
+
+
+@dataclass(frozen=True)
+class RunPlot:
+    """A run's retention plot as its reports show it: the PNG written, the SVG markup, or why it was skipped;
+    all None when the run has no valid probe to plot."""
+
+    png: Path | None = None
+    svg: str | None = None
+    skipped: str | None = None
+
+
+def run_retention(run: dict[str, Any], png: Path | None, svg: bool) -> RunPlot:
+    """`retention_images` for one run's reports; a drawing that fails is a line in them, never their loss."""
+    if not run["aggregates"].get("valid_probes"):
+        return RunPlot()
+    try:
+        markup = retention_images([(run.get("label") or run["run_id"], run)], png, svg)
+    except Exception as exc:  # a missing matplotlib must not cost the report
+        return RunPlot(skipped=f"{type(exc).__name__}: {exc}")
+    return RunPlot(png=png, svg=markup)
 
 
 def retention_figure(runs: Sequence[tuple[str, dict[str, Any]]]):

@@ -23,7 +23,7 @@ from harness.render.failed import failed_request_count, failed_request_lines
 from harness.render.html import write_html
 from harness.render.lost import lost_probes, markdown_lost
 from harness.render.runtime_losses import markdown_runtime_losses
-from harness.render.plots import age_key, retention_plot
+from harness.render.plots import RunPlot, age_key, run_retention
 from harness.render.risks import markdown_risks
 from harness.render.runtime import markdown_runtime
 from harness.render.estimate import ceiling_line, markdown_spend
@@ -53,15 +53,13 @@ def markdown_latency(run: dict[str, Any]) -> list[str]:
     return lines + [""]
 
 
-def markdown_plots(run: dict[str, Any], folder: Path) -> list[str]:
+def markdown_plots(plot: RunPlot) -> list[str]:
     """Retention against fact age and compactions survived, as a PNG beside report.md (when plottable)."""
-    if not run["aggregates"].get("valid_probes"):
+    if plot.skipped:
+        return [f"(plots skipped: {plot.skipped})", ""]
+    if plot.png is None:
         return []
-    try:
-        retention_plot([(run.get("label") or run["run_id"], run)], folder / "retention.png")
-    except Exception as exc:  # a missing matplotlib must not cost the report
-        return [f"(plots skipped: {type(exc).__name__}: {exc})", ""]
-    return ["### Retention", "", "![retention against fact age and compactions survived](retention.png)", ""]
+    return ["### Retention", "", f"![retention against fact age and compactions survived]({plot.png.name})", ""]
 
 
 def markdown_headline(agg: dict[str, Any]) -> list[str]:
@@ -140,7 +138,9 @@ def markdown_rates(title: str, groups: dict[str, dict], first: str) -> list[str]
     return lines + [""]
 
 
-def write_markdown(run: dict[str, Any], path: Path) -> None:
+def write_markdown(run: dict[str, Any], path: Path, plot: RunPlot | None = None) -> None:
+    """report.md at `path`, with the retention plot drawn for it unless the caller drew it (for report.html too)."""
+    plot = plot if plot is not None else run_retention(run, path.parent / "retention.png", svg=False)
     agg, config = run["aggregates"], run["configuration"]
     grade = agg["grade"]
     lines = [f"# Run {run['run_id']}", "",
@@ -165,7 +165,7 @@ def write_markdown(run: dict[str, Any], path: Path) -> None:
               f"Summarizer {fmt_cost(agg['cost'])}.", ""]
     lines += markdown_spend(agg.get("cost_by_role") or {})
     lines += [f"{line}.", ""] if (line := ceiling_line(agg.get("ceilings"))) else []
-    lines += markdown_latency(run) + markdown_risks(run) + markdown_plots(run, path.parent)
+    lines += markdown_latency(run) + markdown_risks(run) + markdown_plots(plot)
     lines += markdown_lost(lost_probes(run, path.parent), grade) + markdown_runtime(run)
     lines += markdown_runtime_losses(run)
     lines += markdown_invalid(agg) + markdown_unreached(run)
@@ -214,8 +214,9 @@ class RunProgress:
 
     def finished(self, finished: FinishedRun) -> None:
         folder, run = finished.folder, finished.run
-        write_markdown(run, folder.path / "report.md")
-        write_html(run, folder.path)
+        plot = run_retention(run, folder.path / "retention.png", svg=True)  # one drawing for both reports
+        write_markdown(run, folder.path / "report.md", plot)
+        write_html(run, folder.path, plot)
         if not self.as_json:
             out = stdout()
             render_summary(run, out)
