@@ -45,3 +45,8 @@ def test_pairs_below_one_are_a_usage_error():
     with pytest.raises(SystemExit) as stop:
         run_cpu.main(["--pairs", "0"])
     assert stop.value.code == 2
+
+
+def test_a_commit_that_does_not_exist_is_one_line(tmp_path):
+    with pytest.raises(SystemExit, match="making the nosuchcommit checkout .* git worktree add --detach failed"):
+        run_cpu.old_checkout("nosuchcommit", tmp_path / "old")

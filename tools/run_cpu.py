@@ -74,10 +74,15 @@ def old_checkout(commit: str, folder: Path) -> Path:
     binary = folder / ".venv" / "bin" / "compaction-harness"
     if binary.exists():
         return binary
+    steps = [[sys.executable, "-m", "venv", str(folder / ".venv")],
+             [str(folder / ".venv" / "bin" / "pip"), "install", "-q", "-e", str(folder)]]
     if not folder.exists():
-        subprocess.run(["git", "worktree", "add", "--detach", str(folder), commit], cwd=ROOT, check=True)
-    subprocess.run([sys.executable, "-m", "venv", str(folder / ".venv")], check=True)
-    subprocess.run([str(folder / ".venv" / "bin" / "pip"), "install", "-q", "-e", str(folder)], check=True)
+        steps.insert(0, ["git", "worktree", "add", "--detach", str(folder), commit])
+    for step in steps:
+        done = subprocess.run(step, cwd=ROOT, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0:  # a commit that does not exist, no network for pip: one line, not a traceback
+            raise SystemExit(f"making the {commit} checkout in {folder}: {' '.join(step[:4])} failed: "
+                             f"{done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}")
     return binary
 
 
