@@ -27,6 +27,11 @@ def test_a_failing_child_stops_the_measure_with_its_error():
         run_cpu.child_cpu([sys.executable, "-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"], ROOT)
 
 
+def test_a_missing_program_is_one_line_naming_it(tmp_path):
+    with pytest.raises(SystemExit, match="nothing-here not found: run this script with the project's"):
+        run_cpu.child_cpu([str(tmp_path / "nothing-here")], ROOT)
+
+
 def test_graded_probes_are_the_runs_valid_probes(tmp_path):
     (tmp_path / "run.json").write_text(json.dumps({"aggregates": {"valid_probes": 217, "probes": 434}}))
     assert run_cpu.graded_probes(tmp_path / "run.json") == 217

@@ -44,7 +44,10 @@ class Measured:
 def child_cpu(command: list[str], cwd: Path) -> float:
     """Run `command` to its end; the user + system CPU seconds it (and the children it waited for) used."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        done = subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    except FileNotFoundError:  # run with a python outside the project's venv, say: no compaction-harness beside it
+        raise SystemExit(f"{command[0]} not found: run this script with the project's .venv/bin/python") from None
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()[-400:]}")
