@@ -7,9 +7,10 @@ in its view.
 The harness's model server listens on the host's loopback, which a new network namespace cannot reach: `bridge`
 serves it also on a Unix socket in the scratch folder (a filesystem socket crosses network namespaces), and
 inside, forward.py listens on 127.0.0.1 at the server's own port (so the runtime is configured with the same
-URL) and relays to that socket. Any other address simply
-fails to connect. What this does not do (docs/runtimes.md): it is not a container; the kernel, /proc and the
-system folders are shared read-only, and a runtime running as root stays root inside."""
+URL) and relays to that socket. Any other address simply fails to connect.
+
+What this does not do (docs/runtimes.md): it is not a container; the kernel and the system folders are shared
+(read-only), and a runtime running as root keeps root's file access (not its capabilities)."""
 
 from __future__ import annotations
 
@@ -60,8 +61,9 @@ class Sandbox:
         return [BWRAP, *self.binds(), "--chdir", str(cwd), "--", *inner]
 
     def binds(self) -> list[str]:
+        # as root, bubblewrap keeps every capability unless told: a root runtime could then mount or make devices
         args = ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
-                "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run"]
+                "--cap-drop", "ALL", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run"]
         for path in SYSTEM:
             args += _system(Path(path))
         for name in ETC:
