@@ -39,9 +39,10 @@ def _driven(tmp: Path, runtime: str, adapter: str | None = None):
     return code, _folder(out, runtime), trap, watch
 
 
-def _pi_adapter(pi, path: Path, name: str) -> None:
-    """The shipped pi adapter under another name, its bin the installed pi."""
+def _pi_adapter(pi, path: Path, name: str, pinned: str | None = None) -> None:
+    """The shipped pi adapter under another name (pinning another version), its bin the installed pi."""
     text = Path(pi.adapter.source).read_text().replace('name = "pi"', f'name = "{name}"', 1)
+    text = text.replace(f'version = "{pi.version}"', f'version = "{pinned or pi.version}"', 1)
     text = text.replace('npm = "@mariozechner/pi-coding-agent"\nbin = "pi"', f'bin = "{pi.binary}"', 1)
     assert f'name = "{name}"' in text and str(pi.binary) in text
     path.write_text(text)
@@ -63,11 +64,11 @@ def pi_killed_then_resumed(tmp_path_factory):
     with Watch("pi-hostile") as watch:
         assert main([*args, "--resume"]) == 0
     trap.close()
-    return killed, folder, trap, watch
+    return killed, folder, trap, watch, case
 
 
 def test_a_runtime_killed_by_a_signal_fails_its_case_named_and_redacted(pi_killed_then_resumed):
-    (record, everything), _, _, _ = pi_killed_then_resumed
+    (record, everything), *_ = pi_killed_then_resumed
     assert record["status"] == "error"
     assert "killed by SIGKILL" in record["error"] and "prompt 1" in record["error"]
     assert "stderr says Authorization" in record["error"]  # its last stderr lines are kept ...
@@ -91,7 +92,7 @@ def _contained(folder: Path, trap, watch: Watch) -> None:
 
 
 def test_pi_resumed_drives_the_hostile_case_and_nothing_planted_runs(pi_killed_then_resumed):
-    _, folder, trap, watch = pi_killed_then_resumed
+    _, folder, trap, watch, _ = pi_killed_then_resumed
     _contained(folder, trap, watch)
 
 
@@ -108,3 +109,25 @@ def test_opencode_drives_the_hostile_case_and_nothing_planted_runs(tmp_path):
     code, folder, trap, watch = _driven(tmp_path, "opencode")
     _contained(folder, trap, watch)
     assert code == 0
+
+
+def test_a_drifted_version_is_warned_recorded_and_named_by_gate(pi_killed_then_resumed, tmp_path, capsys):
+    """The resumed pi run is the baseline; the same pi under an adapter pinning another version is the drift."""
+    pi = require("pi")
+    _, pinned_run, _, _, case = pi_killed_then_resumed
+    baseline = tmp_path / "baseline.json"
+    assert main(["gate", str(pinned_run), "--baseline", str(baseline), "--update-baseline"]) == 0
+    adapter = tmp_path / "pi-hostile.toml"
+    _pi_adapter(pi, adapter, "pi-hostile", pinned="0.0.1")
+    capsys.readouterr()
+    out = tmp_path / "run"
+    assert main(["run", "--runtime", str(adapter), "--cases", str(case), "--out", str(out)]) == 2  # refused ...
+    assert "pins 0.0.1" in capsys.readouterr().err and not out.exists()
+    assert main(["run", "--runtime", str(adapter), "--allow-version-drift", "--cases", str(case), "--out",
+                 str(out)]) == 0  # ... unless allowed, and then said
+    assert f"warning: runtime pi-hostile is {pi.version}, not the pinned 0.0.1" in capsys.readouterr().err
+    drifted = _folder(out, "pi-hostile")
+    recorded = json.loads((drifted / "run.json").read_text())["configuration"]["runtime"]
+    assert recorded == f"pi-hostile@{pi.version} (drifted from the pin 0.0.1)"
+    assert main(["gate", str(drifted), "--baseline", str(baseline)]) == 3  # a configuration change ...
+    assert "drifted from the pin 0.0.1" in capsys.readouterr().err  # ... naming the drift
