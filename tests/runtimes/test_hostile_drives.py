@@ -5,7 +5,8 @@ a network namespace with loopback alone, and the drive still grades.
 
 pi's drive is also the resume half of the failure test: the case is first driven by a stand-in runtime killed by
 a signal after its first request, which fails the case (named, its stderr kept, the key it printed redacted
-everywhere); `--resume` with pi under the same adapter name then drives it to the end."""
+everywhere); `--resume` with pi under the same adapter name then drives it to the end. That run is also the
+baseline the drifted-version test gates against."""
 
 from __future__ import annotations
 
