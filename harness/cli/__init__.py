@@ -82,6 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         stderr().print("interrupted")
         if argv is None:
+            end_runtimes()
             stop_now(130)
         return 130
     except Exception as exc:  # the last boundary: a bug or an unforeseen input is one line, not a traceback
@@ -110,9 +111,18 @@ def arm_interrupt_watchdog() -> None:
 
 
 def _exit_interrupted() -> None:
+    end_runtimes()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(130)
+
+
+def end_runtimes() -> None:
+    """Before the command exits on a stop: every runtime it drives is ended and its scratch folder removed (they
+    run in their own process groups, which an exit would leave running); nothing when none was imported."""
+    process = sys.modules.get("harness.runtimes.process")
+    if process is not None:
+        process.end_all()
 
 
 def stop_now(code: int) -> None:

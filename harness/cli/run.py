@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import signal
+import threading
 from dataclasses import replace
 from itertools import product
 from pathlib import Path
@@ -78,6 +80,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                           "part of the configuration, so gate names a change")
     run.add_argument("--allow-version-drift", action="store_true",
                      help="drive a runtime whose installed version is not its adapter's pin")
+    run.add_argument("--sandbox", choices=("on", "off"), default="on",
+                     help="with --runtime: on (default) runs it under bubblewrap, loopback only, nothing of the machine "
+                          "in view but the system; off runs it unconfined, with a warning (docs/runtimes.md)")
     run.add_argument("--summary-fault", metavar="KIND[:N]",
                      help="with --runtime: answer the runtime's first N summarization requests (default: every one) "
                           "with a fault: timeout, 500, empty or cut (docs/runtimes.md)")
@@ -124,14 +129,23 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from harness.render.run import RunProgress, show_runs
-    from harness.studies.compare import RunOptions, run_configurations
-
     if args.resume and not args.out:
         raise HarnessError("--resume needs --out DIR: the folder of the run to continue")
     if args.label:
         safe_name(args.label, "--label")
     configs = run_configs(args)
+    previous = _runtime_stops(args.sandbox == "on") if args.runtime else None
+    try:
+        return _command(args, configs)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _command(args: argparse.Namespace, configs: list[RunConfig]) -> int:
+    from harness.render.run import RunProgress, show_runs
+    from harness.studies.compare import RunOptions, run_configurations
+
     run_options = RunOptions(out=Path(args.out) if args.out else None, label=args.label, resume=args.resume,
                              repeat=effective_repeat(configs, args.repeat), concurrency=args.concurrency,
                              shard=args.shard, jobs=args.jobs)
@@ -209,6 +223,7 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
     # a runtime uses its own prompt: one configuration per runtime and model, not per --instruction
     configs += [replace(config, policy="recorded", runtime=runtime, runtime_compaction=args.runtime_compaction == "on",
                         runtime_settings=runtime_settings, allow_version_drift=args.allow_version_drift, control=None,
+                        runtime_sandbox=args.sandbox == "on",
                         runtime_fault=fault, runtime_canary=args.canary, runtime_control=args.runtime_control)
                 for runtime in dict.fromkeys(args.runtime or ()) for config in configs if config.control is None
                 and config.policy == (args.policy or ["default"])[0] and config.instruction == configs[0].instruction]
@@ -219,6 +234,21 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
                            f"{_label(replaying[0])} only replays (record mode none): pass --record-mode once, new or "
                            f"all")
     return recording
+
+
+def _runtime_stops(sandboxed: bool) -> Any:
+    """A run driving runtimes: SIGTERM stops it as Ctrl-C does (its runtimes ended, their scratch folders removed,
+    what finished kept); --sandbox off is said on the terminal. Returns SIGTERM's handler before (None: unset)."""
+    from harness.render.console import stderr
+
+    if not sandboxed:
+        from harness.runtimes.sandbox import off_warning
+
+        stderr().print(off_warning(), markup=False)
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    handler = signal.getsignal(signal.SIGINT)
+    return signal.signal(signal.SIGTERM, handler if callable(handler) else signal.default_int_handler)
 
 
 def _summary_fault(args: argparse.Namespace) -> SummaryFault | None:

@@ -39,10 +39,14 @@ def install_command(args: argparse.Namespace) -> int:
     from harness.render.console import stderr
     from harness.runtimes import adapter, install
 
+    sandboxed = install.usable()
+    if not sandboxed:
+        stderr().print("note: no sandbox can be made here (bubblewrap); versions are checked with the scrubbed "
+                       "environment and a scratch home only", markup=False)
     for name in args.names:
         runtime = adapter.load(name)
         stderr().print(f"installing {runtime.pin} (npm ci) ...", markup=False)
         binary = install.install(runtime)
-        found = install.check_version(runtime, binary, allow_drift=False)
+        found = install.check_version(runtime, binary, allow_drift=False, sandboxed=sandboxed)
         stderr().print(f"{runtime.name} {found}: {binary}", markup=False)
     return 0

@@ -71,6 +71,8 @@ class RunConfig:
     runtime_compaction: bool = True  # False: the runtime's control (its compaction off)
     runtime_settings: tuple[tuple[str, str], ...] = ()  # --runtime-set NAME=VALUE over the adapter's [settings]
     allow_version_drift: bool = False  # run a runtime whose installed version is not its adapter's pin
+    runtime_version: str | None = None  # the version found when it is not the pin (set by plan_run; recorded)
+    runtime_sandbox: bool = True  # False (--sandbox off): the runtime runs unconfined (harness.runtimes.sandbox)
     runtime_fault: Any = None  # harness.scripted.faults.SummaryFault on the runtime's summarization calls
     runtime_canary: bool = False  # a canary secret planted in a tool output (harness.scripted.canary)
     # also drive each case with the runtime's compaction off, to tell its own cuts' losses from its compaction's
@@ -147,12 +149,16 @@ class RunConfig:
 
     @property
     def runtime_pin(self) -> str | None:
-        """NAME@VERSION of the runtime (its adapter's pin), or None."""
+        """NAME@VERSION of the runtime (its adapter's pin; the version found, naming the pin, when it drifted),
+        or None. The configuration records it, so `gate` names a drifted runtime as a configuration change."""
         if self.runtime is None:
             return None
         from harness.runtimes.adapter import load
 
-        return load(self.runtime).pin
+        adapter = load(self.runtime)
+        if self.runtime_version and self.runtime_version != adapter.version:
+            return f"{adapter.name}@{self.runtime_version} (drifted from the pin {adapter.version})"
+        return adapter.pin
 
     def describe(self) -> dict[str, Any]:
         return self.configuration().describe()
@@ -250,9 +256,12 @@ def plan_run(config: RunConfig | RunPlan, *, keys: bool = True) -> RunPlan:
     prices = _check_price(config, parsed[config.summarizer_spec])
     for spec in parsed if keys else ():
         _check_key(spec, config)
+    runtime = _runtime(config)
+    if runtime is not None and runtime.version != runtime.adapter.version:  # drifted (allowed): recorded
+        config = replace(config, runtime_version=runtime.version)
     return RunPlan(config, tuple(parsed.items()), prices,
                    answerer_window_tokens=_model_window(config, parsed[config.answerer_spec]),
-                   limiters=_limiters(config, parsed), runtime=_runtime(config))
+                   limiters=_limiters(config, parsed), runtime=runtime)
 
 
 def _runtime(config: RunConfig) -> Any:
@@ -262,7 +271,7 @@ def _runtime(config: RunConfig) -> Any:
     from harness.runtimes.adapter import with_settings
     from harness.runtimes.install import installed
 
-    found = installed(config.runtime, config.allow_version_drift)
+    found = installed(config.runtime, config.allow_version_drift, config.runtime_sandbox)
     with_settings(found.adapter, config.runtime_settings)  # an undeclared setting is named before any case
     return found
 

@@ -42,14 +42,15 @@ class Driven:
 
 def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path | None, compaction: bool,
                 window: int, max_output: int, settings: tuple[tuple[str, str], ...] = (), fault: Any = None,
-                canary: bool = False, control: bool = False, pricing: Pricing | None = None) -> Driven:
+                canary: bool = False, control: bool = False, pricing: Pricing | None = None,
+                sandboxed: bool = True) -> Driven:
     """With a fault injected, a runtime that crashes or hangs has stopped (a graded finding, as a turn it gives
     up); a drift still fails the case. The control drive (`control`) gets no fault and no canary. Each
     compaction is priced by `pricing`."""
     log_dir = (logs or Path(tempfile.mkdtemp(prefix="ch-runtime-logs-"))) / case.id
     done = drive(case, installed.adapter, installed.binary, installed.version, summarizer, log_dir,
                  compaction=compaction, window=window, max_output=max_output, settings=settings, fault=fault,
-                 canary=canary)
+                 canary=canary, sandboxed=sandboxed)
     if not done.ok:
         raise HarnessError(f"{installed.adapter.pin} on {case.id}: {_failure(done)}; request log: {log_dir}")
     record = drive_json(done, case, window, pricing)  # of the case as recorded, before its compactions are replaced
@@ -58,7 +59,8 @@ def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path 
     if not control:
         return driven
     checked = drive(case, installed.adapter, installed.binary, installed.version, summarizer, log_dir / "control",
-                    compaction=False, window=max(window, CONTROL_WINDOW), max_output=max_output, settings=settings)
+                    compaction=False, window=max(window, CONTROL_WINDOW), max_output=max_output, settings=settings,
+                    sandboxed=sandboxed)
     if not checked.ok or checked.stopped:  # the run stands; the split is left out, saying why
         return replace(driven, record={**record, "control": {"failure": f"{_failure(checked)}; request log: "
                                                                          f"{log_dir / 'control'}"}})

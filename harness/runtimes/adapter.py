@@ -50,6 +50,9 @@ class RuntimeAdapter:
     trigger_at: float = 1.0
     # {kind: {system|user|headers: [...]}}, read by harness/scripted/signatures.py
     signatures: dict[str, Any] = field(default_factory=dict)
+    # [workspace] config: paths its runtime reads from its working folder as configuration or code; a case file
+    # there is left out of the workspace (with every path harness.scripted.fixtures.RUNTIME_CONFIG names)
+    workspace_config: tuple[str, ...] = ()
     source: str = field(default="", compare=False)
 
     @property
@@ -122,7 +125,8 @@ def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
         shell_tools=tools.argv("shell"), read_tools=tools.argv("read", required=False),
         settings=table.strings("settings"), signatures=_signatures(table), source=where,
         assumed_window=_assumed_window(compaction),
-        trigger_at=float(compaction.number("trigger_at", 1.0)))
+        trigger_at=float(compaction.number("trigger_at", 1.0)),
+        workspace_config=table.sub("workspace").argv("config", required=False))
 
 
 def _assumed_window(compaction: _Table) -> int | None:

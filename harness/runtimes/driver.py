@@ -1,7 +1,12 @@
 """One case through one real runtime: the fixtures in a scratch workspace, the scripted model behind the
 emulator on loopback (the summarizer under test answering the runtime's own summarization requests), the
-runtime configured in a scratch home and sent the case's user prompts through its headless continuation.
-What comes out is what the server saw (observe.py) and the runtime's compactions (capture.py)."""
+runtime configured in a scratch home and sent the case's user prompts through its headless continuation, in
+its sandbox (sandbox.py: loopback only, nothing of the machine in view but the system and the scratch folder).
+What comes out is what the server saw (observe.py) and the runtime's compactions (capture.py).
+
+A runtime killed by a signal, or a process of it that ends before its first request, fails the case (a
+`fatal` failure: never a graded stop, even with a fault injected); only a runtime that ends a prompt itself,
+having asked the server, without asking for the turn's next step, has stopped (graded)."""
 
 from __future__ import annotations
 
@@ -10,24 +15,27 @@ import shutil
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from harness.cases.schema import Case
 from harness.models import _tokens
 from harness.models.base import ModelClient
 from harness.models.emulator import Emulator, EmulatorServer
+from harness.redact import redact
 from harness.runtimes import capture
 from harness.runtimes.adapter import RuntimeAdapter, with_settings
 from harness.runtimes.home import Settings, prepare, values
+from harness.runtimes.install import sandbox_reads
 from harness.runtimes.observe import Observed, Observer
-from harness.runtimes.process import RuntimeFailed
-from harness.runtimes.session import open_session
+from harness.runtimes.process import RuntimeFailed, track_scratch
+from harness.runtimes.sandbox import Sandbox, bridge, check
+from harness.runtimes.session import ExecSession, open_session
 from harness.scripted.canary import canary_for, planted
 from harness.scripted.faults import SummaryFault
-from harness.scripted.fixtures import write_workspace
+from harness.scripted.fixtures import RUNTIME_CONFIG, prepare_workspace
 from harness.scripted.log import RequestLog
 from harness.scripted.model import Outcome, ScriptedModel
 from harness.scripted.normalise import SCRATCH_PREFIX
@@ -60,6 +68,8 @@ class Drive:
     fault: SummaryFault | None = None  # injected on its summarization calls
     canary: str | None = None  # planted in its first short tool output
     hung: bool = False  # the harness's timeout ended it
+    sandbox: str = "off"  # what confined it: "bubblewrap X.Y.Z", or "off" (--sandbox off)
+    left_out: tuple[str, ...] = ()  # the case's files not copied into the workspace, each with why
 
     @property
     def ok(self) -> bool:
@@ -74,9 +84,11 @@ def base_url(server: EmulatorServer, wire: str) -> str:
 def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summarizer: ModelClient,
           log_dir: Path, *, compaction: bool = True, window: int | None = None,
           max_output: int | None = None, settings: tuple[tuple[str, str], ...] = (),
-          fault: SummaryFault | None = None, canary: bool = False) -> Drive:
+          fault: SummaryFault | None = None, canary: bool = False, sandboxed: bool = True) -> Drive:
     """`window` and `max_output` default to the case's (a run's --window/--set overrides them); `fault` is
-    injected on its summarization calls, `canary` plants a secret in its first short tool output."""
+    injected on its summarization calls, `canary` plants a secret in its first short tool output; `sandboxed`
+    False (--sandbox off) runs the runtime unconfined."""
+    confinement = check() if sandboxed else "off"
     window = window or case.context_window
     max_output = max_output or case.max_output_tokens
     secret = canary_for(case.id) if canary else None
@@ -88,7 +100,9 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
     # the tokenizer loads once per process (seconds): load it while the runtime starts, not in its first request
     threading.Thread(target=_tokens.encode, args=("",), daemon=True).start()
     with scratch_folder(adapter.name) as scratch:
-        workspace = write_workspace(script, Path(scratch) / "workspace", case.directory).resolve()
+        workspace, left_out = prepare_workspace(script, Path(scratch) / "workspace", case.directory,
+                                                (*RUNTIME_CONFIG, *adapter.workspace_config))
+        workspace = workspace.resolve()
         model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log,
                               fault=fault)
         observer = Observer(model)
@@ -96,22 +110,30 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
         sent = Sent()
         try:
             with EmulatorServer(0, emulator=emulator) as server:
+                box = Sandbox(Path(scratch), sandbox_reads(binary), server.httpd.server_address[1]) if sandboxed \
+                    else None
                 chosen = Settings(base_url(server, adapter.wire), MODEL_NAME, window, max_output, compaction,
                                   tuple(with_settings(adapter, settings).items()))
                 filled = values(adapter, binary, Path(scratch) / "home", workspace, chosen)
-                sent = _send_all(adapter, filled, workspace, script, model, log_dir)
+                with bridge(box, server.httpd.RequestHandlerClass) if box else nullcontext():
+                    sent = _send_all(adapter, filled, workspace, script, model, log_dir, box,
+                                     lambda: len(emulator.requests))
         finally:
             log.close()
     outcome = model.outcome()
-    failure, stopped, errors = sent.failure or outcome.stopped, sent.stopped, sent.errors
-    if fault is not None and failure is not None and outcome.stopped is None:
+    failure, stopped, errors = _redacted(sent.failure or outcome.stopped), _redacted(sent.stopped), sent.errors
+    if fault is not None and failure is not None and outcome.stopped is None and not sent.fatal:
         # with a fault injected, its crash or hang is the runtime's finding; a crash is an error the user saw
         failure, stopped, errors = None, failure, errors + (() if sent.hung else (failure,))
     found = capture.compactions(observer.seen, script, case.session)
     position = capture.next_position(outcome.used, script, case.session) if stopped else None
     return Drive(adapter.name, version, script, outcome, observer.seen, found, time.perf_counter() - started,
                  failure, stopped, position, sent.tail, errors, len(emulator.requests) - len(observer.seen),
-                 fault, secret, sent.hung)
+                 fault, secret, sent.hung, confinement, left_out)
+
+
+def _redacted(text: str | None) -> str | None:
+    return redact(text) if text else text
 
 
 @dataclass(frozen=True)
@@ -123,6 +145,7 @@ class Sent:
     tail: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
     hung: bool = False  # the harness's timeout ended the runtime
+    fatal: bool = False  # killed by a signal, or ended before its first request: a failure in every mode
 
 
 @contextmanager
@@ -137,23 +160,32 @@ def scratch_folder(name: str) -> Iterator[str]:
             path.mkdir(mode=0o700)
         except FileExistsError:
             continue
+        track_scratch(path, True)  # a stop of the command removes it too (process.end_all)
         try:
             yield str(path)
         finally:
             shutil.rmtree(path, ignore_errors=True)
+            track_scratch(path, False)
         return
 
 
-def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Script,
-              model: ScriptedModel, log_dir: Path) -> Sent:
-    """Send every prompt; stop at the first drift, runtime failure or turn the runtime gave up."""
-    env = prepare(adapter, filled, workspace)
-    session = open_session(adapter, filled, workspace, env, log_dir)
+def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Script, model: ScriptedModel,
+              log_dir: Path, box: Sandbox | None, requests: Callable[[], int]) -> Sent:
+    """Send every prompt; stop at the first drift, runtime failure or turn the runtime gave up. `requests`
+    counts what the server received: a runtime process that ends having sent none never ran its prompt."""
+    env = prepare(adapter, filled, workspace, box is not None)
+    session = open_session(adapter, filled, workspace, env, log_dir, box)
+    before = number = 0
     try:
         for number, prompt in enumerate(script.prompts, start=1):
+            before = requests() if isinstance(session, ExecSession) else 0
             session.send(prompt)
             if model.stopped:
                 return Sent(model.stopped, None, session.stderr_tail(), tuple(session.errors))
+            if requests() == before:  # an exec process that asked nothing: a broken adapter, not a finding
+                return Sent(f"{adapter.name} ended prompt {number} before its first request (exit "
+                            f"{getattr(session, 'exit_code', None)})", None, session.stderr_tail(),
+                            tuple(session.errors), fatal=True)
             due = sum(1 for step in script.steps if step.turn < number)  # every step of this turn and before
             if model.used < due:  # later prompts would meet a script the runtime left behind: stop here
                 said = session.last_error()
@@ -163,8 +195,9 @@ def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Sc
     except RuntimeFailed as exc:
         if model.stopped:  # the runtime failed because the server refused a drifted request
             return Sent(model.stopped, None, exc.stderr_tail, tuple(session.errors))
-        step = model.used + 1
-        return Sent(f"{adapter.name} at step {step} (prompt {number}): {exc}", None, exc.stderr_tail,
-                    tuple(session.errors), exc.timed_out)
+        early = requests() == before and not exc.timed_out
+        why = " before its first request" if early else ""
+        return Sent(f"{adapter.name} at step {model.used + 1} (prompt {number}): {exc}{why}", None, exc.stderr_tail,
+                    tuple(session.errors), exc.timed_out, exc.killed is not None or early)
     finally:
         session.close()

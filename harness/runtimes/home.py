@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.atomic import write_atomic
+from harness.errors import InputError
 from harness.runtimes.adapter import RuntimeAdapter, fill
 
 PASSED_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ", "TMPDIR")
@@ -37,13 +38,35 @@ def values(adapter: RuntimeAdapter, binary: Path, home: Path, workspace: Path, s
     return {**filled, "compaction_setting": fill(switch, filled, f"{adapter.source}: compaction")}
 
 
-def prepare(adapter: RuntimeAdapter, filled: dict[str, Any], workspace: Path) -> dict[str, str]:
+def prepare(adapter: RuntimeAdapter, filled: dict[str, Any], workspace: Path,
+            sandboxed: bool = False) -> dict[str, str]:
     """Write the config files; return the environment (PWD set: opencode reads its directory from it)."""
     for path_template, text_template in adapter.files.items():
         where = f"{adapter.source}: files"
         path = Path(fill(path_template, filled, where))
         write_atomic(path, fill(text_template, filled, where).lstrip("\n"))
-    env = {k: os.environ[k] for k in PASSED_THROUGH if k in os.environ}
+    env = _passed(sandboxed)
     env.update({k: fill(v, filled, f"{adapter.source}: env.{k}") for k, v in adapter.env.items()})
     env["PWD"] = str(workspace)
     return env
+
+
+def version_environment(adapter: RuntimeAdapter, home: Path, sandboxed: bool = True) -> dict[str, str]:
+    """The environment of `<runtime> --version`: a drive's, as far as it is known before a drive (the adapter's
+    variables that need only its home), and HOME that scratch home in any case: never the user's."""
+    env = _passed(sandboxed)
+    known = {"home": str(home), "workspace": str(home)}
+    for name, template in adapter.env.items():
+        try:
+            env[name] = fill(template, known, f"{adapter.source}: env.{name}")
+        except InputError:  # it needs a drive's value (the server's URL): not set for the version check
+            continue
+    env["HOME"] = str(home)
+    return env
+
+
+def _passed(sandboxed: bool) -> dict[str, str]:
+    """What of the user's environment a runtime gets: PATH, locale, time zone; TMPDIR only outside the sandbox
+    (inside, /tmp is the sandbox's own and the user's temporary folder is not in its view)."""
+    names = [k for k in PASSED_THROUGH if not (sandboxed and k == "TMPDIR")]
+    return {k: os.environ[k] for k in names if k in os.environ}

@@ -1,6 +1,7 @@
 """Where a runtime lives and whether it is the pinned version. Shipped runtimes install with `npm ci` from the
 lockfile beside their adapter (harness/runtimes/npm/NAME/) into a cache the project owns, never into git:
-`$COMPACTION_HARNESS_RUNTIMES` or ~/.cache/compaction-harness/runtimes, one folder per NAME-VERSION."""
+`$COMPACTION_HARNESS_RUNTIMES` or ~/.cache/compaction-harness/runtimes, one folder per NAME-VERSION.
+The version check is a runtime process like any other: the scrubbed environment, a scratch home, the sandbox."""
 
 from __future__ import annotations
 
@@ -8,11 +9,17 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import HarnessError
+from harness.redact import redact
 from harness.runtimes.adapter import RuntimeAdapter
+from harness.runtimes.home import version_environment
+from harness.runtimes.process import RuntimeFailed, RuntimeProcess
+from harness.runtimes.sandbox import Sandbox, check
 
 LOCKFILES = Path(__file__).parent / "npm"
 _VERSION = re.compile(r"\d+\.\d+\.\d+(?:[-+][\w.]+)?")
@@ -46,24 +53,45 @@ def executable(adapter: RuntimeAdapter) -> Path:
     return Path(found)
 
 
-def installed_version(adapter: RuntimeAdapter, binary: Path) -> str:
-    try:
-        done = subprocess.run([str(binary), *adapter.version_args], capture_output=True, text=True, timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise HarnessError(f"runtime {adapter.name}: {binary} {' '.join(adapter.version_args)} failed: {exc}") from None
-    found = _VERSION.search(done.stdout + " " + done.stderr)
+def sandbox_reads(binary: Path) -> tuple[Path, ...]:
+    """What a sandboxed runtime may read besides the system: the runtime cache, and a bin given as a path."""
+    return (cache_root(), binary.parent, binary.resolve().parent)
+
+
+def installed_version(adapter: RuntimeAdapter, binary: Path, sandboxed: bool = True) -> str:
+    """`<bin> --version`, run as a drive runs the runtime: the scrubbed environment, a scratch home (removed
+    after) and, `sandboxed`, the sandbox (which must then be usable: sandbox.check)."""
+    argv = [str(binary), *adapter.version_args]
+    if sandboxed:
+        check()
+    with tempfile.TemporaryDirectory(prefix=f"ch-version-{adapter.name}-") as scratch:
+        home = Path(scratch) / "home"
+        home.mkdir()
+        box = Sandbox(Path(scratch), sandbox_reads(binary)) if sandboxed else None
+        try:
+            process = RuntimeProcess(argv, Path(scratch), version_environment(adapter, home, sandboxed), box)
+            code, out = process.wait(120)
+        except (OSError, RuntimeFailed) as exc:
+            raise HarnessError(redact(f"runtime {adapter.name}: {' '.join(argv)} failed: {exc}")) from None
+        said = out + " " + " ".join(process.stderr_tail)
+    found = _VERSION.search(said)
     if found is None:
-        raise HarnessError(f"runtime {adapter.name}: no version in the output of {binary} "
-                           f"{' '.join(adapter.version_args)}: {(done.stdout + done.stderr).strip()[:200]!r}")
+        raise HarnessError(redact(f"runtime {adapter.name}: no version in the output of {' '.join(argv)} "
+                                  f"(exit {code}): {said.strip()[:200]!r}"))
     return found.group(0)
 
 
-def check_version(adapter: RuntimeAdapter, binary: Path, allow_drift: bool) -> str:
-    """The version found; a version other than the pin is a usage error unless drift is allowed."""
-    found = installed_version(adapter, binary)
-    if found != adapter.version and not allow_drift:
-        raise HarnessError(f"runtime {adapter.name} is {found}, the adapter pins {adapter.version} "
-                           f"({binary}); reinstall with {install_command(adapter)} or pass --allow-version-drift")
+def check_version(adapter: RuntimeAdapter, binary: Path, allow_drift: bool, sandboxed: bool = True) -> str:
+    """The version found; a version other than the pin is a usage error unless drift is allowed, and then a
+    warning on the terminal (the run's configuration records the version found: harness.run.config)."""
+    found = installed_version(adapter, binary, sandboxed)
+    if found != adapter.version:
+        if not allow_drift:
+            raise HarnessError(f"runtime {adapter.name} is {found}, the adapter pins {adapter.version} "
+                               f"({binary}); reinstall with {install_command(adapter)} or pass --allow-version-drift")
+        print(f"warning: runtime {adapter.name} is {found}, not the pinned {adapter.version} "
+              f"(--allow-version-drift): its prompts and defaults may differ; the run records {found}",
+              file=sys.stderr)
     return found
 
 
@@ -73,7 +101,7 @@ def install(adapter: RuntimeAdapter) -> Path:
         return executable(adapter)
     try:
         binary = executable(adapter)
-        if installed_version(adapter, binary) == adapter.version:
+        if installed_version(adapter, binary, usable()) == adapter.version:
             return binary
     except HarnessError:
         pass
@@ -112,10 +140,19 @@ class Installed:
     version: str
 
 
-def installed(name: str, allow_drift: bool = False) -> Installed:
+def installed(name: str, allow_drift: bool = False, sandboxed: bool = True) -> Installed:
     """`--runtime NAME[@VERSION]` or an adapter path, found installed at its pin (one-line errors otherwise)."""
     from harness.runtimes.adapter import load
 
     adapter = load(name)
     binary = executable(adapter)
-    return Installed(adapter, binary, check_version(adapter, binary, allow_drift))
+    return Installed(adapter, binary, check_version(adapter, binary, allow_drift, sandboxed))
+
+
+def usable() -> bool:
+    """Whether a sandbox can be made here (`runtimes install` checks versions in one when it can)."""
+    try:
+        check()
+    except HarnessError:
+        return False
+    return True

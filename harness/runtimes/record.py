@@ -89,7 +89,8 @@ def drive_json(drive: Drive, case: Case, window: int, pricing: Pricing | None = 
             "compactions_per_turn": round(len(drive.compactions) / turns, 3),
             "failure": drive.failure, "stopped": drive.stopped, "stopped_position": drive.stopped_position,
             "stderr_tail": list(drive.stderr_tail), "errors": list(drive.errors),
-            "refused_past_window": drive.refused,
+            "refused_past_window": drive.refused, "sandbox": drive.sandbox,
+            **({"left_out": list(drive.left_out)} if drive.left_out else {}),
             **cuts(drive, case), **({"faults": fault_json(drive)} if drive.fault else {}),
             **({"canary": True} if drive.canary else {}),
             "compactions": compactions, **({"price": price} if price is not None else {})}

@@ -1,9 +1,13 @@
 """Sending a case's user prompts through a runtime's own headless continuation.
 
-exec: one process per prompt (`first`, then `next` for every later prompt), each waited for; a non-zero exit
-      fails the case. (codex `exec` / `exec resume --last`, opencode `run` / `run --continue`.)
+exec: one process per prompt (`first`, then `next` for every later prompt), each waited for; a process killed by
+      a signal fails the case, a non-zero exit is recorded (whether it lost the turn is the driver's call).
+      (codex `exec` / `exec resume --last`, opencode `run` / `run --continue`.)
 rpc:  one process for the whole case speaking pi's JSON lines: `prompt`, then events until `agent_end`, then
       until no compaction is running (a prompt sent during one starts a second, and one of them fails).
+
+Every process runs in the drive's sandbox (None: --sandbox off). What a runtime printed is redacted
+(harness.redact) before it is kept or written: its stdout per prompt, its errors, its stderr lines.
 """
 
 from __future__ import annotations
@@ -16,28 +20,36 @@ from pathlib import Path
 from typing import Any
 
 from harness.atomic import write_atomic
+from harness.redact import redact
 from harness.runtimes.adapter import RuntimeAdapter, fill
 from harness.runtimes.process import RuntimeFailed, RuntimeProcess
+from harness.runtimes.sandbox import Sandbox
 
 SETTLE_S = 0.3  # after agent_end: how long to watch for a compaction_start before asking for the state
 
 
 class ExecSession:
     def __init__(self, adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path, env: dict[str, str],
-                 log_dir: Path | None = None):
+                 log_dir: Path | None = None, sandbox: Sandbox | None = None):
         self.adapter, self.values, self.cwd, self.env, self.log_dir = adapter, values, cwd, env, log_dir
+        self.sandbox = sandbox
         self.sent = 0
         self.current: RuntimeProcess | None = None
         self.errors: list[str] = []  # non-zero exits, with the last lines printed
+        self.exit_code: int | None = None  # the last prompt's process's
 
     def send(self, prompt: str) -> None:
         template = self.adapter.first if self.sent == 0 else self.adapter.next
         argv = [fill(part, {**self.values, "prompt": prompt}, f"{self.adapter.source}: session") for part in template]
-        self.current = RuntimeProcess(argv, self.cwd, self.env)
+        self.current = RuntimeProcess(argv, self.cwd, self.env, self.sandbox)
         code, out = self.current.wait(self.adapter.turn_timeout_s)
+        out = redact(out)
         self.sent += 1
+        self.exit_code = code
         if self.log_dir is not None:  # what the runtime printed, kept beside the request log
             write_atomic(self.log_dir / f"prompt-{self.sent:02d}.out", out)
+        if code is not None and code < 0:  # killed: never a turn the runtime gave up
+            raise self.current.failure(f"{self.adapter.name} ended on prompt {self.sent}")
         if code != 0:  # whether that lost the turn is the driver's call (a runtime may exit 1 after recovering)
             said = " | ".join(line.strip()[:300] for line in out.strip().splitlines()[-3:])
             self.errors.append(f"exited {code} on prompt {self.sent}{f': {said}' if said else ''}")
@@ -58,10 +70,10 @@ class ExecSession:
 
 class RpcSession:
     def __init__(self, adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path, env: dict[str, str],
-                 log_dir: Path | None = None):
+                 log_dir: Path | None = None, sandbox: Sandbox | None = None):
         self.adapter = adapter
         argv = [fill(part, values, f"{adapter.source}: session.command") for part in adapter.first]
-        self.process = RuntimeProcess(argv, cwd, env)
+        self.process = RuntimeProcess(argv, cwd, env, sandbox)
         self.events: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -97,8 +109,9 @@ class RpcSession:
             raise self.process.failure(f"{self.adapter.name}: no {waiting_for} within "
                                        f"{self.adapter.turn_timeout_s:g} s", timed_out=True) from None
         if event is None:
-            raise self.process.failure(f"{self.adapter.name} exited while waiting for {waiting_for} "
-                                       f"(exit {self.process.proc.poll()})")
+            failure = self.process.failure(f"{self.adapter.name} exited while waiting for {waiting_for}")
+            raise failure if failure.killed else RuntimeFailed(f"{failure} (exit {self.process.returncode()})",
+                                                              failure.stderr_tail)
         self._note(event)
         return event
 
@@ -108,11 +121,11 @@ class RpcSession:
         if kind == "compaction_end":
             self.compactions.append(event)
             if event.get("errorMessage"):
-                self.errors.append(f"compaction failed: {event['errorMessage']}")
+                self.errors.append(redact(f"compaction failed: {event['errorMessage']}"))
         elif kind == "agent_end":
             for message in event.get("messages") or ():
                 if isinstance(message, dict) and message.get("stopReason") == "error":
-                    self.errors.append(str(message.get("errorMessage") or "a run ended in error"))
+                    self.errors.append(redact(str(message.get("errorMessage") or "a run ended in error")))
 
     def _response(self, ident: str, deadline: float, command: str) -> dict[str, Any]:
         while True:
@@ -174,8 +187,8 @@ class RpcSession:
 
 
 def open_session(adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path, env: dict[str, str],
-                 log_dir: Path | None = None) -> ExecSession | RpcSession:
-    return (RpcSession if adapter.mode == "rpc" else ExecSession)(adapter, values, cwd, env, log_dir)
+                 log_dir: Path | None = None, sandbox: Sandbox | None = None) -> ExecSession | RpcSession:
+    return (RpcSession if adapter.mode == "rpc" else ExecSession)(adapter, values, cwd, env, log_dir, sandbox)
 
 
 __all__ = ["ExecSession", "RpcSession", "RuntimeFailed", "open_session"]
