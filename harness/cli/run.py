@@ -132,6 +132,11 @@ def command(args: argparse.Namespace) -> int:
     if args.label:
         safe_name(args.label, "--label")
     configs = run_configs(args)
+    if args.runtime and not args.policy and not args.json:
+        from harness.render.console import stderr
+
+        stderr().print("note: each --runtime is graded beside --policy default, a run of its own, and the two are "
+                       "compared (comparison.md); --policy NAME picks the policy beside it", markup=False)
     run_options = RunOptions(out=Path(args.out) if args.out else None, label=args.label, resume=args.resume,
                              repeat=effective_repeat(configs, args.repeat), concurrency=args.concurrency,
                              shard=args.shard, jobs=args.jobs)
