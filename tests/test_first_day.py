@@ -71,3 +71,50 @@ def test_run_runtime_says_that_it_grades_the_default_policy_beside_it(policy, mo
     err = capsys.readouterr().err
     assert "not installed" in err
     assert ("graded beside --policy default" in err) == (not policy)
+
+
+def test_run_overwrite_replaces_the_run_a_folder_holds_and_keeps_other_files(tmp_path, capsys):
+    from test_runner import make_case
+
+    make_case(tmp_path / "cases", "a")
+    out = tmp_path / "out"
+    argv = ["run", "--cases-dir", str(tmp_path / "cases"), "--out", str(out)]
+    assert main(argv) == 0
+    (out / "notes.txt").write_text("mine")
+    (out / "cases" / "stale.json").write_text("{}")  # a case file of the run before: replaced with the run
+    first = json.loads((out / "run.json").read_text())["created"]
+    capsys.readouterr()
+    assert main(argv) == 2
+    refused = capsys.readouterr().err
+    assert "already holds a run" in refused and "--overwrite" in refused
+    assert main([*argv, "--overwrite"]) == 0
+    assert (out / "notes.txt").read_text() == "mine" and not (out / "cases" / "stale.json").exists()
+    assert json.loads((out / "run.json").read_text())["created"] >= first
+    assert main([*argv, "--overwrite", "--resume"]) == 2
+
+
+def test_a_replay_of_a_model_never_recorded_stops_before_any_case_saying_how_to_record(tmp_path, capsys, monkeypatch):
+    from test_runner import make_case
+
+    make_case(tmp_path / "cases", "a")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--cases-dir", "cases", "--summarizer", "anthropic:claude-sonnet-4-6", "--record-mode",
+                 "none", "--out", "results/ci"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "holds none of anthropic:claude-sonnet-4-6" in err and "--record-mode all" in err
+    assert not (tmp_path / "results" / "ci" / "run.json").exists()
+
+
+def test_a_case_whose_cassette_is_missing_says_it_does_not_exist(tmp_path, capsys):
+    from test_runner import make_case
+
+    for name in ("a", "b"):
+        make_case(tmp_path / "cases", name)
+    cassettes = tmp_path / "cassettes"
+    base = ["run", "--cases-dir", str(tmp_path / "cases"), "--summarizer", "openai:gpt-5@emulator", "--cassettes",
+            str(cassettes)]
+    assert main([*base, "--cases", "a", "--record-mode", "new", "--out", str(tmp_path / "rec")]) == 0
+    assert main([*base, "--record-mode", "none", "--out", str(tmp_path / "replay")]) == 1
+    run = json.loads((tmp_path / "replay" / "run.json").read_text())
+    assert run["cases"]["a"]["status"] == "ok"
+    assert "does not exist" in run["cases"]["b"]["error"] and "--record-mode new" in run["cases"]["b"]["error"]

@@ -12,6 +12,7 @@ from typing import Any
 
 from harness.atomic import write_atomic
 from harness.probes import CONDITIONS
+from harness.render.configuration import configuration_line
 from harness.render.definitions import DEFINITIONS
 from harness.render.failed import failed_request_lines
 from harness.render.format import fixed, wilson_rate
@@ -40,9 +41,7 @@ def write_html(run: dict[str, Any], folder: Path, plot: RunPlot | None = None) -
 def report_html(run: dict[str, Any], folder: Path | None = None, plot: RunPlot | None = None) -> str:
     """The page; its retention plot drawn here unless the caller drew it (for report.md too)."""
     config = run["configuration"]
-    described = (f"policy {config['policy']}, model {config['model']}, summarizer {config['summarizer_spec']}, "
-                 f"answerer {config['answerer']}, cache {'on' if config['cache'] else 'off'}; harness "
-                 f"{run.get('harness_version')} at {run.get('git_commit')}")
+    described = f"{configuration_line(config)}; harness {run.get('harness_version')} at {run.get('git_commit')}"
     grade = run["aggregates"]["grade"]
     # the headline and the plot first: both on the first screen
     plot = plot if plot is not None else run_retention(run, None, svg=True)

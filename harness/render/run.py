@@ -18,6 +18,7 @@ from harness.render.progress import Heartbeat
 from harness.render.provider import provider_note
 from harness.render.console import stderr, stdout
 from harness.render.compare import print_comparison, write_comparison
+from harness.render.configuration import configuration_line
 from harness.render.definitions import markdown_definitions
 from harness.render.failed import failed_request_count, failed_request_lines
 from harness.render.html import write_html
@@ -138,14 +139,17 @@ def markdown_rates(title: str, groups: dict[str, dict], first: str) -> list[str]
     return lines + [""]
 
 
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def write_markdown(run: dict[str, Any], path: Path, plot: RunPlot | None = None) -> None:
     """report.md at `path`, with the retention plot drawn for it unless the caller drew it (for report.html too)."""
     plot = plot if plot is not None else run_retention(run, path.parent / "retention.png", svg=False)
     agg, config = run["aggregates"], run["configuration"]
     grade = agg["grade"]
     lines = [f"# Run {run['run_id']}", "",
-             f"Policy `{config['policy']}`, model `{config['model']}`, summarizer `{config['summarizer_spec']}`, "
-             f"answerer `{config['answerer']}`, cache {'on' if config['cache'] else 'off'}; harness "
+             f"{_sentence(configuration_line(config, lambda name: f'`{name}`'))}; harness "
              f"{run['harness_version']} at {run.get('git_commit')}.", "",
              *([note, ""] if (note := provider_note(run)) else []),
              *markdown_headline(agg),

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from harness.probes import CONDITIONS
+from harness.render.configuration import configuration_line
 from harness.render.estimate import ceiling_line, spend_line
 from harness.render.failed import failed_request_count, failed_request_lines
 from harness.render.format import fixed, rate_percent, wilson_rate
@@ -33,8 +34,7 @@ def rates_phrase(groups: dict[str, dict], condition: str = "compacted") -> str:
 def render_summary(run: dict[str, Any], console: Console) -> None:
     agg, config = run["aggregates"], run["configuration"]
     grade = agg["grade"]
-    console.print(f"[bold]run {run['run_id']}[/]: policy {config['policy']}, model {config['model']}, summarizer "
-                  f"{config['summarizer_spec']}, answerer {config['answerer']}, cache {'on' if config['cache'] else 'off'}")
+    console.print(Text.assemble((f"run {run['run_id']}", "bold"), f": {configuration_line(config)}"))
     if note := provider_note(run):
         console.print(note)
     print_headline(agg, console)
