@@ -20,7 +20,7 @@ from harness.render.headline import (groups_line, headline_line, lead_headline, 
                                      nothing_compacted_line)
 from harness.render.html_case import case_section
 from harness.render.lost import lost_probes
-from harness.render.runtime import drives, runtime_section
+from harness.render.runtime import drives, runtime_section, stops
 from harness.render.markup import Cell, num, paragraph, section, table
 from harness.render.plots import RunPlot, run_retention
 from harness.render.runtime_losses import runtime_losses_section
@@ -60,8 +60,9 @@ def report_html(run: dict[str, Any], folder: Path | None = None, plot: RunPlot |
 def headline_section(run: dict[str, Any]) -> str:
     agg = run["aggregates"]
     lead = lead_headline(agg)
-    warning = nothing_compacted_line(agg)
-    lines = [paragraph(warning, "fail") if warning else "",
+    halted = stops(run)
+    warning = nothing_compacted_line(agg, halted)
+    lines = [paragraph(warning, "fail") if warning else "", *(paragraph(line, "fail") for line in halted.values()),
              paragraph(headline_line(agg) or "no headline (a run written before it existed)", "headline")]
     if lead is not None:
         lines.append(paragraph(groups_line(lead), "beside"))

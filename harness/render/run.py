@@ -26,7 +26,7 @@ from harness.render.lost import lost_probes, markdown_lost
 from harness.render.runtime_losses import markdown_runtime_losses
 from harness.render.plots import RunPlot, age_key, run_retention
 from harness.render.risks import markdown_risks
-from harness.render.runtime import markdown_runtime
+from harness.render.runtime import markdown_runtime, stops
 from harness.render.estimate import ceiling_line, markdown_spend
 from harness.render.format import fixed, wilson_rate
 from harness.render.headline import (agreement_line, ceiling, fmt_cost, groups_line, headline_line, kind_rows,
@@ -63,14 +63,16 @@ def markdown_plots(plot: RunPlot) -> list[str]:
     return ["### Retention", "", f"![retention against fact age and compactions survived]({plot.png.name})", ""]
 
 
-def markdown_headline(agg: dict[str, Any]) -> list[str]:
+def markdown_headline(agg: dict[str, Any], stopped: dict[str, str] | None = None) -> list[str]:
     """report.md's lead: the headline, the other groups, per kind with n, the cases that never compact, the
-    agreement with its disagreements, judged means."""
-    warning = nothing_compacted_line(agg)
+    agreement with its disagreements, judged means; first, any runtime's stop (`stopped`: case -> its line)."""
+    stopped = stopped or {}
+    warning = nothing_compacted_line(agg, stopped)
+    warnings = [part for line in ([warning] if warning else []) + list(stopped.values()) for part in (f"**{line}**", "")]
     lead = lead_headline(agg)
     if lead is None:
-        return [f"**{warning}**", ""] if warning else []
-    lines = ([f"**{warning}**", ""] if warning else []) + [f"**{headline_line(agg)}**", "", groups_line(lead) + ".", ""]
+        return warnings
+    lines = warnings + [f"**{headline_line(agg)}**", "", groups_line(lead) + ".", ""]
     if lead["by_kind"]:
         lines += [f"### By kind (summary-testing probes, {lead['grade']})", "",
                   "| kind | n | compacted [Wilson] [clustered] |", "| --- | --- | --- |",
@@ -152,7 +154,7 @@ def write_markdown(run: dict[str, Any], path: Path, plot: RunPlot | None = None)
              f"{_sentence(configuration_line(config, lambda name: f'`{name}`'))}; harness "
              f"{run['harness_version']} at {run.get('git_commit')}.", "",
              *([note, ""] if (note := provider_note(run)) else []),
-             *markdown_headline(agg),
+             *markdown_headline(agg, stops(run)),
              f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes; {ceiling(agg)}; "
              f"{agg['floor_survives']} valid probes survive without any summary (they do not test it). "
              f"The tables below are over all valid probes.", ""]
