@@ -127,6 +127,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    from harness.render.console import stderr
     from harness.render.run import RunProgress, show_runs
     from harness.studies.compare import RunOptions, run_configurations
 
@@ -138,15 +139,8 @@ def command(args: argparse.Namespace) -> int:
     if args.label:
         safe_name(args.label, "--label")
     configs = run_configs(args)
-    for warning in dict.fromkeys(w for w in (config.instruction_warning() for config in configs) if w):
-        from harness.render.console import stderr
-
-        stderr().print(warning, markup=False)
-    if args.runtime and not args.policy and not args.json:
-        from harness.render.console import stderr
-
-        stderr().print("note: each --runtime is graded beside --policy default, a run of its own, and the two are "
-                       "compared (comparison.md); --policy NAME picks the policy beside it", markup=False)
+    for line in before_the_run(args, configs):
+        stderr().print(line, markup=False)
     run_options = RunOptions(out=Path(args.out) if args.out else None, label=args.label, resume=args.resume,
                              overwrite=args.overwrite,
                              repeat=effective_repeat(configs, args.repeat), concurrency=args.concurrency,
@@ -154,7 +148,6 @@ def command(args: argparse.Namespace) -> int:
     cases = options.selected_cases(args)
     if not args.include_drafts:
         from harness.cases.drafts import without_drafts
-        from harness.render.console import stderr
 
         cases, drafts = without_drafts(cases)
         if drafts:
@@ -168,6 +161,16 @@ def command(args: argparse.Namespace) -> int:
         result = run_configurations(cases, configs, run_options, RunProgress(as_json=args.json))
     show_runs(result, as_json=args.json)
     return 1 if result.failed else 0
+
+
+def before_the_run(args: argparse.Namespace, configs: list[RunConfig]) -> list[str]:
+    """What a reader should know before the run starts: an --instruction the summarizer cannot follow, and the
+    default policy run beside a --runtime without being named."""
+    lines = list(dict.fromkeys(w for w in (config.instruction_warning() for config in configs) if w))
+    if args.runtime and not args.policy and not args.json:
+        lines.append("note: each --runtime is graded beside --policy default, a run of its own, and the two are "
+                     "compared (comparison.md); --policy NAME picks the policy beside it")
+    return lines
 
 
 def price_first(args: argparse.Namespace, cases: list, configs: list[RunConfig]) -> bool:

@@ -141,7 +141,9 @@ class RunConfig:
     def instruction_warning(self) -> str | None:
         """Why the summarizer under test cannot follow the --instruction given, or None: the builtin model
         (bare or behind the emulator) reads only the sections an instruction names, never its prose."""
-        if not self.own_instruction or self.control or self.runtime or not check_spec(self.summarizer_spec).deterministic:
+        if not self.own_instruction or self.control or self.runtime:
+            return None
+        if not check_spec(self.summarizer_spec).deterministic:
             return None
         from harness.compaction.summarizer import instruction
         from harness.models.builtin.sections import DEFAULT_SECTIONS, read_format
