@@ -3,6 +3,7 @@ their folder is asked for by name."""
 
 import os
 import socket
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,22 @@ def pytest_configure(config):
         config.option.benchmark_autosave = True
         if config.option.benchmark_storage == "file://./.benchmarks":
             config.option.benchmark_storage = f"file://{STORAGE}"
+
+
+def pytest_terminal_summary(terminalreporter):
+    # A clone without ../shared, or without a runtime installed, skips whole groups of tests: say which and why
+    # in a few lines (pytest's `-rs` lists each one).
+    skipped = terminalreporter.stats.get("skipped", [])
+    reasons = Counter(_skip_reason(report) for report in skipped)
+    if reasons:
+        terminalreporter.write_line(f"{len(skipped)} skipped, by reason:")
+        for reason, count in reasons.most_common():
+            terminalreporter.write_line(f"{count:6d}  {reason}")
+
+
+def _skip_reason(report) -> str:
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    return " ".join(reason.removeprefix("Skipped: ").split())[:160]
 
 
 def pytest_xdist_auto_num_workers(config):

@@ -226,3 +226,28 @@ def test_failures_read_back_as_written(tmp_path, cases, monkeypatch):
     record = CaseRecord.from_json(document)
     assert record.to_json() == document and not record.complete
     assert record.outcome.failure.compaction == 2 and record.outcome.probes[1].failures[0][0] is None
+
+
+def test_a_probe_invalid_only_because_its_ceiling_answer_failed_is_ungraded_not_invalid(tmp_path, cases, monkeypatch):
+    """The aggregate's own rule, alone: a probe whose ceiling answer failed and whose ceiling text does not hold
+    the fact either (so it reads invalid) is unknown, counted ungraded, never invalid; the same probe with its
+    ceiling answer graded (no failure) is invalid."""
+    from dataclasses import replace
+
+    from harness.results.aggregate import Aggregator
+    from harness.results.schema import CaseRecord
+
+    emulate(monkeypatch, FailingRequests({2}))
+    run_with(tmp_path, cases, "out", answerer=EMULATED, answerer_window=2500, retries=0)
+    document = json.loads((tmp_path / "out" / "cases" / "multi.json").read_text())
+    early = next(p for p in document["probes"] if p["id"] == "early")
+    assert early["conditions"]["full"]["failure"] and early["valid"]  # valid here only by its retained grade
+    early["valid"], early["conditions"]["full"]["retained"] = False, False
+    record = CaseRecord.from_json(document)
+    failed = Aggregator([record]).result()
+    assert failed["invalid_probes"] == [] and failed["failed_requests"]["ungraded"] == 1
+    probes = tuple(replace(p, conditions=tuple((n, replace(g, failure=None, answered=False) if n == "full" else g)
+                                               for n, g in p.conditions)) if p.id == "early" else p
+                   for p in record.outcome.probes)
+    graded = Aggregator([replace(record, outcome=replace(record.outcome, probes=probes))]).result()
+    assert graded["invalid_probes"] == ["multi/early"] and graded["failed_requests"]["ungraded"] == 0

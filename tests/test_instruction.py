@@ -117,3 +117,76 @@ def test_validate_summarizer_takes_an_instruction(tmp_path, capsys):
     for name in ("same", "alt"):
         configuration = json.loads((tmp_path / "v" / name / "run.json").read_text())["configuration"]
         assert configuration["instruction_file"] == str(mine) and configuration["instruction_sha256"]
+
+
+PLAIN = "Summarize the conversation for your own continuation. Be terse and keep exact values."
+HEADED = "Summarize the conversation for your own continuation.\n\n## Goal\n## Next steps\n\nStay within {budget} tokens."
+
+
+def test_runs_with_two_instructions_are_told_apart_in_every_report_and_in_compare(tmp_path, capsys):
+    """Issue 45: each run names its instruction (the file's stem) in the terminal, report.md, report.html, its
+    folder and compare's columns, and keeps the instruction's text beside run.json."""
+    make_case(tmp_path / "cases", "a")
+    (tmp_path / "terse.md").write_text(PLAIN + "\n")
+    (tmp_path / "headed.md").write_text(HEADED + "\n")
+    out = tmp_path / "out"
+    assert main(["run", "--cases-dir", str(tmp_path / "cases"), "--instruction", str(tmp_path / "terse.md"),
+                 "--instruction", str(tmp_path / "headed.md"), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    for name, text in (("terse", PLAIN), ("headed", HEADED)):
+        (folder,) = out.glob(f"*-instruction-{name}")
+        assert f"instruction {name} (its text: instruction.md in the run folder)" in " ".join(printed.split())
+        assert f"instruction `{name}`" in (folder / "report.md").read_text()
+        assert f"instruction {name} (its text" in (folder / "report.html").read_text()
+        assert (folder / "instruction.md").read_text() == text + "\n"
+        assert json.loads((folder / "run.json").read_text())["configuration"]["instruction_name"] == name
+    runs = [str(p) for p in sorted(out.glob("*-instruction-*"))]
+    capsys.readouterr()
+    assert main(["compare", *runs, "--json"]) == 0
+    columns = sorted(r["label"] for r in json.loads(capsys.readouterr().out)["runs"])
+    assert "-instruction-headed" in columns[0] and "-instruction-terse" in columns[1]
+    for name in ("terse", "headed"):  # runs made one at a time have no label: their column names the instruction
+        assert main(["run", "--cases-dir", str(tmp_path / "cases"), "--instruction", str(tmp_path / f"{name}.md"),
+                     "--out", str(tmp_path / name)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "terse"), str(tmp_path / "headed"), "--json"]) == 0
+    assert [r["label"] for r in json.loads(capsys.readouterr().out)["runs"]] == [
+        "default / builtin / builtin / instruction terse", "default / builtin / builtin / instruction headed"]
+
+
+def test_one_instruction_takes_the_runs_label_as_its_name(tmp_path, capsys):
+    make_case(tmp_path / "cases", "a")
+    (tmp_path / "instruction.md").write_text(PLAIN)
+    out = tmp_path / "out"
+    assert main(["run", "--cases-dir", str(tmp_path / "cases"), "--instruction", str(tmp_path / "instruction.md"),
+                 "--label", "terse-v2", "--out", str(out)]) == 0
+    assert json.loads((out / "run.json").read_text())["configuration"]["instruction_name"] == "terse-v2"
+    assert "instruction terse-v2 (its text" in " ".join(capsys.readouterr().out.split())
+
+
+def test_the_builtin_warns_that_a_headingless_instruction_changes_nothing(tmp_path, capsys):
+    """The builtin summarizer reads only an instruction's sections: without any, the run is the shipped
+    instruction's (the same summaries), and the terminal says so before the run; with some, it names them."""
+    make_case(tmp_path / "cases", "a")
+    (tmp_path / "terse.md").write_text(PLAIN)
+    (tmp_path / "headed.md").write_text(HEADED)
+    out = tmp_path / "out"
+    assert main(["run", "--cases-dir", str(tmp_path / "cases"), "--instruction", str(tmp_path / "terse.md"),
+                 "--instruction", str(tmp_path / "headed.md"), "--instruction", "default", "--out", str(out)]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "warning: instruction terse names no sections" in err and "the shipped instruction's" in err
+    assert "from instruction headed it takes Goal, Next steps" in err
+    assert err.count("warning:") == 2  # the shipped instruction warns of nothing
+    contexts = {name: json.loads(next(out.glob(f"*-instruction-{name}/cases/a.json")).read_text())["contexts"]
+                for name in ("terse", "headed", "default")}
+    summaries = {name: [c["summary"] for c in found.values()] for name, found in contexts.items()}
+    assert all(summaries["terse"]) and summaries["terse"] == summaries["default"]  # what the warning says
+    assert summaries["headed"] != summaries["default"]
+
+
+def test_a_model_that_reads_prose_gets_no_warning(tmp_path, capsys):
+    from harness.run.config import RunConfig
+
+    config = RunConfig(summarizer="openai:gpt-5", instruction=PLAIN, instruction_file="terse.md")
+    assert config.instruction_warning() is None
+    assert RunConfig(summarizer=EMULATED, instruction=PLAIN, instruction_file="t.md").instruction_warning()

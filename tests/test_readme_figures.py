@@ -41,3 +41,28 @@ def test_a_stale_figure_is_named_and_rewritten(tmp_path):
     assert text.read_text().startswith("lists 58<!--fig:default.lost_probes--> lost probes in 29<!--fig:library.cases")
     assert "0.7 MB<!--fig:default.html_mb-->" in text.read_text()
     assert figures.stale([text], measured, ["default"])[0] == []
+
+
+def test_the_default_source_gives_the_headline_the_text_quotes(tmp_path, capsys):
+    """The default run's headline, as README.md and docs/validity.md quote it, read from a run's folder."""
+    import json
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from harness.cli import main
+    from test_runner import make_case
+
+    make_case(tmp_path / "cases", "small")
+    assert main(["run", "--cases-dir", str(tmp_path / "cases"), "--out", str(tmp_path / "out")]) == 0
+    found = figures.default_figures(tmp_path / "out")
+    rate = json.loads((tmp_path / "out" / "run.json").read_text())["aggregates"]["headline"]["answered"]["tests_summary"]
+    assert found["default.answered.passed"] == str(rate["passed"]) and found["default.answered.total"] == str(rate["total"])
+    assert found["default.answered.rate"] == f"{100 * rate['rate']:.1f}%" and "default.retained.rate" in found
+
+
+def test_a_screenshot_is_of_the_default_run_only(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as stop:
+        figures.main(["--only", "library", "--screenshot"])
+    assert stop.value.code == 2 and "--only default" in capsys.readouterr().err

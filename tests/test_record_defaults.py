@@ -18,9 +18,9 @@ README_PORT = "8765"
 
 
 def readme_commands() -> list[str]:
-    """The README's model examples: the indented `compaction-harness` lines of the Models section."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Models"):text.index("## Other commands")]
+    """The documented model examples: the indented `compaction-harness` lines of docs/formats.md's model specs."""
+    text = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+    section = text[text.index("## Model specs"):text.index("## A run folder")]
     return [line.strip() for line in section.splitlines() if line.startswith("    compaction-harness ")]
 
 

@@ -20,7 +20,8 @@ from harness.compaction.summarizer import PlaceholderSummarizer
 from harness.tokens import counter
 
 DATA = Path(__file__).parent / "data" / "recorded"
-SAMPLES = Path("/work/shared/samples")
+# The two real MIT-licensed trajectories beside the checkout (../shared/samples), not part of it
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples"
 
 
 def probe(id: str, kind: str, facts: list[str], planted_at: int, at: str, anchor: tuple[str, ...] = ()) -> str:
@@ -196,9 +197,12 @@ def test_no_compaction_records_is_a_case_error(tmp_path, capsys):
     assert "no compaction records" in error
 
 
-@pytest.mark.skipif(not SAMPLES.is_dir(), reason="the shared samples are not here")
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason=f"the real samples are not at {SAMPLES} (../shared is not part "
+                                                  "of this checkout)")
 def test_the_real_samples_have_no_compaction_records(tmp_path, capsys):
-    for sample in sorted(SAMPLES.glob("*.traj*")):
+    samples = sorted(SAMPLES.glob("*.traj*"))
+    assert len(samples) == 2, f"{SAMPLES} should hold the mini-swe-agent and SWE-agent trajectories"
+    for sample in samples:
         folder = tmp_path / sample.name.split(".")[0].replace("_", "-")
         assert main(["cases", "import", str(sample), "--out", str(folder), "--window", "128000"]) == 0
         assert "compaction records: 0" in capsys.readouterr().out

@@ -4,7 +4,8 @@ A quoted figure carries its key in an HTML comment right after it, invisible onc
 `lists 58<!--fig:default.lost_probes--> lost probes`. Each source below runs one command (or reads one committed
 file, or the run folders `tools/reference replay` leaves) and returns the figures it gives, formatted as the text
 writes them. `tools/readme-figures` reports every
-stale figure (exit 1) or, with `--write`, rewrites it; `--only SOURCE` limits the work to some sources (the cheap
+stale figure (exit 1) or, with `--write`, rewrites it, wherever it stands in README.md or docs/ (and with
+`--screenshot` pictures the default run's report.html as docs/report-html.png); `--only SOURCE` limits the work to some sources (the cheap
 ones, `library` and `reference`, are what tests/test_readme_figures.py checks on every CI run). Wall times are
 measured, never checked: the text labels them with their date.
 """
@@ -67,11 +68,13 @@ def reference() -> Figures:
 
 
 DEFAULT_RUN: list[Path] = []  # --from-run: a default run already made, read instead of running it again
+SCREENSHOT: list[Path] = []  # --screenshot: where to write the picture of the default run's report.html
+SCREEN = "1280,800"  # the first screen of report.html, as a reader opens it
 
 
 def default_run() -> Figures:
-    """`compaction-harness run` (no arguments): its lost probes, the four risks, report.html's size (its cases and
-    probes are the library's)."""
+    """`compaction-harness run` (no arguments): its headline, lost probes, the four risks, report.html's size (its
+    cases and probes are the library's); with --screenshot, the picture of its report.html too."""
     if DEFAULT_RUN:
         return default_figures(DEFAULT_RUN[0])
     with tempfile.TemporaryDirectory() as folder:
@@ -84,16 +87,36 @@ def default_run() -> Figures:
 def default_figures(folder: Path) -> Figures:
     from harness.render.lost import is_lost
 
+    if SCREENSHOT:
+        screenshot(folder / "report.html", SCREENSHOT[0])
     run = json.loads((folder / "run.json").read_text(encoding="utf-8"))
     html = (folder / "report.html").stat().st_size
     grade = run["aggregates"]["grade"]
     out = {"default.lost_probes": str(sum(is_lost(p, grade) for c in run["cases"].values() for p in c["probes"])),
            "default.html_mb": f"{html / 1_000_000:.1f} MB"}
+    for name, headline in run["aggregates"]["headline"].items():
+        rate = headline["tests_summary"]
+        out |= {f"default.{name}.rate": f"{100 * rate['rate']:.1f}%", f"default.{name}.passed": str(rate["passed"]),
+                f"default.{name}.total": str(rate["total"])}
     for kind in ("estimator_miss", "response_may_be_cut", "summary_request_too_big", "nothing_to_fold"):
         by_case = [c["risk_counts"].get(kind, 0) for c in run["cases"].values() if c.get("risk_counts")]
         out[f"default.risk.{kind}.sends"] = str(sum(by_case))
         out[f"default.risk.{kind}.cases"] = str(sum(1 for n in by_case if n))
     return out
+
+
+def screenshot(page: Path, picture: Path) -> None:
+    """The first screen of `page` as a PNG at `picture`, by headless Chromium (Debian: apt-get install -y chromium)."""
+    import shutil
+
+    browser = next((found for name in ("chromium", "chromium-browser", "google-chrome")
+                    if (found := shutil.which(name))), None)
+    if browser is None:
+        raise SystemExit("readme-figures: --screenshot needs headless Chromium on PATH (apt-get install -y chromium)")
+    with tempfile.TemporaryDirectory() as profile:
+        _run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", f"--user-data-dir={profile}",
+              f"--window-size={SCREEN}", f"--screenshot={picture.resolve()}", page.resolve().as_uri()])
+    print(f"readme-figures: wrote {picture}", file=sys.stderr)
 
 
 def estimate() -> Figures:
@@ -263,8 +286,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="rewrite the stale figures in place")
     parser.add_argument("--from-run", type=Path, metavar="DIR",
                         help="the folder of a default `compaction-harness run` made on this tree, read, not run again")
+    parser.add_argument("--screenshot", action="store_true",
+                        help="also write docs/report-html.png from the default run's report.html (headless Chromium)")
     args = parser.parse_args(argv)
     DEFAULT_RUN[:] = [args.from_run] if args.from_run else []
+    SCREENSHOT[:] = [ROOT / "docs" / "report-html.png"] if args.screenshot else []
+    if args.screenshot and args.only and "default" not in args.only:
+        parser.error("--screenshot pictures the default run: add --only default")
     sources = args.only or list(SOURCES)
     figures: Figures = {}
     for name in sources:

@@ -1,4 +1,4 @@
-"""`compaction-harness cost`: a compaction's cost in five request shapes, with the first request after it."""
+"""`compaction-harness cost`: a compaction's cost in six request shapes, with the first request after it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import harness.cli.options as options
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
-    cost = commands.add_parser("cost", help="a compaction's cost in five request shapes, the first request after it included")
+    cost = commands.add_parser("cost", help="a compaction's cost in six request shapes (cache on, cache off, tools dropped, a "
+                                                "cheaper model, a fresh prompt, the provider's own compaction), the "
+                                                "first request after it included")
     options.add_model(cost, "--model", "the session model, priced (repeatable; default: "
                                        "anthropic:claude-sonnet-4-6 and openai:gpt-5)", repeatable=True)
     options.add_model(cost, "--alt-model", "a cheaper summarizer (repeatable; default: "

@@ -119,6 +119,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--out", help="results folder (default: results/<run-id>)")
     run.add_argument("--label", help="a name for the run (part of the run id)")
     run.add_argument("--resume", action="store_true", help="continue the run in --out, skipping finished cases")
+    run.add_argument("--overwrite", action="store_true",
+                     help="replace the run --out holds: the files a run writes there are removed first (other files "
+                          "stay); without it a folder holding a run is refused")
     run.add_argument("--shard", metavar="I/N", help="run a deterministic 1/N of the case x configuration matrix")
     run.add_argument("--include-drafts", action="store_true",
                      help="also run probes marked draft = true (unreviewed; skipped by default)")
@@ -129,8 +132,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    if args.resume and not args.out:
-        raise HarnessError("--resume needs --out DIR: the folder of the run to continue")
+    if (args.resume or args.overwrite) and not args.out:
+        raise HarnessError(f"{'--resume' if args.resume else '--overwrite'} needs --out DIR: the folder of the run "
+                           f"to {'continue' if args.resume else 'replace'}")
+    if args.resume and args.overwrite:
+        raise HarnessError("--resume continues the run in --out and --overwrite replaces it: choose one")
     if args.label:
         safe_name(args.label, "--label")
     configs = run_configs(args)
@@ -143,16 +149,19 @@ def command(args: argparse.Namespace) -> int:
 
 
 def _command(args: argparse.Namespace, configs: list[RunConfig]) -> int:
+    from harness.render.console import stderr
     from harness.render.run import RunProgress, show_runs
     from harness.studies.compare import RunOptions, run_configurations
 
+    for line in before_the_run(args, configs):
+        stderr().print(line, markup=False)
     run_options = RunOptions(out=Path(args.out) if args.out else None, label=args.label, resume=args.resume,
+                             overwrite=args.overwrite,
                              repeat=effective_repeat(configs, args.repeat), concurrency=args.concurrency,
                              shard=args.shard, jobs=args.jobs)
     cases = options.selected_cases(args)
     if not args.include_drafts:
         from harness.cases.drafts import without_drafts
-        from harness.render.console import stderr
 
         cases, drafts = without_drafts(cases)
         if drafts:
@@ -166,6 +175,16 @@ def _command(args: argparse.Namespace, configs: list[RunConfig]) -> int:
         result = run_configurations(cases, configs, run_options, RunProgress(as_json=args.json))
     show_runs(result, as_json=args.json)
     return 1 if result.failed else 0
+
+
+def before_the_run(args: argparse.Namespace, configs: list[RunConfig]) -> list[str]:
+    """What a reader should know before the run starts: an --instruction the summarizer cannot follow, and the
+    default policy run beside a --runtime without being named."""
+    lines = list(dict.fromkeys(w for w in (config.instruction_warning() for config in configs) if w))
+    if args.runtime and not args.policy and not args.json:
+        lines.append("note: each --runtime is graded beside --policy default, a run of its own, and the two are "
+                     "compared (comparison.md); --policy NAME picks the policy beside it")
+    return lines
 
 
 def price_first(args: argparse.Namespace, cases: list, configs: list[RunConfig]) -> bool:
@@ -211,8 +230,9 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
                          sections=parse_sections(args.sections), control=control,
                          request_timeout=args.request_timeout, retries=args.retries, record_errors=args.record_errors,
                          answerer_window=args.answerer_window, rpm=args.rpm, tpm=args.tpm,
-                         instruction=instruction, instruction_file=instruction_file, **recorded)
-               for policy, model, summarizer, control, (instruction, instruction_file)
+                         instruction=instruction, instruction_file=instruction_file,
+                         instruction_name=instruction_name, **recorded)
+               for policy, model, summarizer, control, (instruction, instruction_file, instruction_name)
                in product(args.policy or ["default"], args.model or ["builtin"], args.summarizer or ["same"],
                           controls_of(args), instructions_of(args))]
     runtime_settings = tuple(_runtime_setting(pair) for pair in args.runtime_set)
@@ -220,8 +240,9 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
         raise HarnessError("--runtime-control drives each --runtime case again with its compaction off, beside the "
                            "run with it on: give --runtime, and leave out --runtime-compaction off")
     fault = _summary_fault(args)
-    # a runtime uses its own prompt: one configuration per runtime and model, not per --instruction
+    # a runtime uses its own prompt: one configuration per runtime and model, not per --instruction, and none kept
     configs += [replace(config, policy="recorded", runtime=runtime, runtime_compaction=args.runtime_compaction == "on",
+                        instruction=None, instruction_file=None, instruction_name=None,
                         runtime_settings=runtime_settings, allow_version_drift=args.allow_version_drift, control=None,
                         runtime_sandbox=args.sandbox == "on",
                         runtime_fault=fault, runtime_canary=args.canary, runtime_control=args.runtime_control)
@@ -295,9 +316,18 @@ def effective_repeat(configs: list[RunConfig], repeat: int) -> int:
     return 1
 
 
-def instructions_of(args: argparse.Namespace) -> list[tuple[str | None, str | None]]:
-    """(text, file) per --instruction; one (None, None) without: the case's [summary] or the shipped one."""
-    return [options.instruction_text(value) for value in args.instruction] if args.instruction else [(None, None)]
+def instructions_of(args: argparse.Namespace) -> list[tuple[str | None, str | None, str | None]]:
+    """(text, file, name) per --instruction; one (None, None, None) without: the case's [summary] or the shipped
+    one. The name the reports show is the file's stem (its path where two stems are alike), or --label when one
+    instruction is given."""
+    if not args.instruction:
+        return [(None, None, None)]
+    stems = [Path(value).stem for value in args.instruction]
+    names = [str(Path(value).with_suffix("")) if stems.count(stem) > 1 else stem
+             for value, stem in zip(args.instruction, stems)]
+    if args.label and len(args.instruction) == 1:
+        names = [args.label]
+    return [(*options.instruction_text(value), name) for value, name in zip(args.instruction, names)]
 
 
 def controls_of(args: argparse.Namespace) -> list[str | None]:

@@ -45,8 +45,12 @@ def install_command(args: argparse.Namespace) -> int:
                        "environment and a scratch home only", markup=False)
     for name in args.names:
         runtime = adapter.load(name)
-        stderr().print(f"installing {runtime.pin} (npm ci) ...", markup=False)
-        binary = install.install(runtime)
-        found = install.check_version(runtime, binary, allow_drift=False, sandboxed=sandboxed)
-        stderr().print(f"{runtime.name} {found}: {binary}", markup=False)
+        binary = install.at_pin(runtime)
+        if binary is None:
+            stderr().print(f"installing {runtime.pin} (npm ci) ...", markup=False)
+            binary = install.install(runtime)
+            found = install.check_version(runtime, binary, allow_drift=False, sandboxed=sandboxed)
+            stderr().print(f"{runtime.name} {found}: {binary}", markup=False)
+        else:
+            stderr().print(f"{runtime.pin} is already installed: {binary}", markup=False)
     return 0

@@ -149,6 +149,11 @@ class ModelSpec:
         return self.base_url == EMULATOR
 
     @property
+    def deterministic(self) -> bool:
+        """The builtin model writes its text: bare, or behind a provider's wire format (`@emulator`)."""
+        return self.provider == "builtin" or self.emulated
+
+    @property
     def compacts(self) -> bool:
         """A provider-compaction spec (`openai-compact:MODEL`, `anthropic-compact:MODEL`)."""
         return self.provider in COMPACT_PROVIDERS

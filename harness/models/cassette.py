@@ -213,6 +213,9 @@ class CassetteTransport(httpx2.BaseTransport):
 
     def _miss_message(self, digest: str, canonical: dict[str, Any]) -> str:
         where = f"cassette {self.path} (case {self.case_id!r})"
+        if not self.path.exists():
+            return (f"{where} does not exist: nothing was recorded for this case and model, and --record-mode none "
+                    f"only replays; record it first with --record-mode new (a provider needs its key)")
         if not self.interactions:
             return f"{where}: request {digest} not recorded and the cassette is empty; record it with --record-mode new"
         scored = [(len(found), found, interaction["hash"]) for interaction in self.interactions

@@ -6,7 +6,7 @@ before the headline existed (it then says nothing)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Collection
 
 from harness.probes import CONDITIONS
 from harness.render.format import dollars, fixed, headline_rate, percent, wilson_rate
@@ -107,11 +107,16 @@ def fmt_cost(cost: dict[str, Any]) -> str:
             f"{dollars(cost['per_session'], 4)} per session that compacted; {cost['source']}{cold})")
 
 
-def nothing_compacted_line(agg: dict[str, Any]) -> str | None:
-    """A warning when no finished case compacted: then no probe tests a summary, whatever the rates say."""
+def nothing_compacted_line(agg: dict[str, Any], stopped: Collection[str] = ()) -> str | None:
+    """A warning when no finished case compacted: then no probe tests a summary, whatever the rates say. Where a
+    runtime stopped (`stopped`: those cases) the stop is why, said on its own line, not the window."""
     never = agg.get("never_compacted") or {}
     if not agg.get("cases_ok") or len(never) < agg["cases_ok"]:
         return None
+    halted = [case for case in never if case in stopped]
+    if halted:
+        return (f"warning: no case compacted ({', '.join(never)}): nothing in this run tests a summary; the runtime "
+                f"stopped in {', '.join(halted)} (why, and what next, below)")
     return (f"warning: no case compacted under its window ({', '.join(never)}): nothing in this run tests a "
             f"summary; lower the window (--window N) or pick cases that fill theirs")
 

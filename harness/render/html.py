@@ -12,6 +12,7 @@ from typing import Any
 
 from harness.atomic import write_atomic
 from harness.probes import CONDITIONS
+from harness.render.configuration import configuration_line
 from harness.render.definitions import DEFINITIONS
 from harness.render.failed import failed_request_lines
 from harness.render.format import fixed, wilson_rate
@@ -19,7 +20,7 @@ from harness.render.headline import (groups_line, headline_line, lead_headline, 
                                      nothing_compacted_line)
 from harness.render.html_case import case_section
 from harness.render.lost import lost_probes
-from harness.render.runtime import drives, runtime_section
+from harness.render.runtime import drives, runtime_section, stops
 from harness.render.markup import Cell, num, paragraph, section, table
 from harness.render.plots import RunPlot, run_retention
 from harness.render.runtime_losses import runtime_losses_section
@@ -40,9 +41,7 @@ def write_html(run: dict[str, Any], folder: Path, plot: RunPlot | None = None) -
 def report_html(run: dict[str, Any], folder: Path | None = None, plot: RunPlot | None = None) -> str:
     """The page; its retention plot drawn here unless the caller drew it (for report.md too)."""
     config = run["configuration"]
-    described = (f"policy {config['policy']}, model {config['model']}, summarizer {config['summarizer_spec']}, "
-                 f"answerer {config['answerer']}, cache {'on' if config['cache'] else 'off'}; harness "
-                 f"{run.get('harness_version')} at {run.get('git_commit')}")
+    described = f"{configuration_line(config)}; harness {run.get('harness_version')} at {run.get('git_commit')}"
     grade = run["aggregates"]["grade"]
     # the headline and the plot first: both on the first screen
     plot = plot if plot is not None else run_retention(run, None, svg=True)
@@ -61,8 +60,9 @@ def report_html(run: dict[str, Any], folder: Path | None = None, plot: RunPlot |
 def headline_section(run: dict[str, Any]) -> str:
     agg = run["aggregates"]
     lead = lead_headline(agg)
-    warning = nothing_compacted_line(agg)
-    lines = [paragraph(warning, "fail") if warning else "",
+    halted = stops(run)
+    warning = nothing_compacted_line(agg, halted)
+    lines = [paragraph(warning, "fail") if warning else "", *(paragraph(line, "fail") for line in halted.values()),
              paragraph(headline_line(agg) or "no headline (a run written before it existed)", "headline")]
     if lead is not None:
         lines.append(paragraph(groups_line(lead), "beside"))

@@ -18,6 +18,7 @@ from harness.render.progress import Heartbeat
 from harness.render.provider import provider_note
 from harness.render.console import stderr, stdout
 from harness.render.compare import print_comparison, write_comparison
+from harness.render.configuration import configuration_line
 from harness.render.definitions import markdown_definitions
 from harness.render.failed import failed_request_count, failed_request_lines
 from harness.render.html import write_html
@@ -25,7 +26,7 @@ from harness.render.lost import lost_probes, markdown_lost
 from harness.render.runtime_losses import markdown_runtime_losses
 from harness.render.plots import RunPlot, age_key, run_retention
 from harness.render.risks import markdown_risks
-from harness.render.runtime import markdown_runtime
+from harness.render.runtime import markdown_runtime, stops
 from harness.render.estimate import ceiling_line, markdown_spend
 from harness.render.format import fixed, wilson_rate
 from harness.render.headline import (agreement_line, ceiling, fmt_cost, groups_line, headline_line, kind_rows,
@@ -62,14 +63,16 @@ def markdown_plots(plot: RunPlot) -> list[str]:
     return ["### Retention", "", f"![retention against fact age and compactions survived]({plot.png.name})", ""]
 
 
-def markdown_headline(agg: dict[str, Any]) -> list[str]:
+def markdown_headline(agg: dict[str, Any], stopped: dict[str, str] | None = None) -> list[str]:
     """report.md's lead: the headline, the other groups, per kind with n, the cases that never compact, the
-    agreement with its disagreements, judged means."""
-    warning = nothing_compacted_line(agg)
+    agreement with its disagreements, judged means; first, any runtime's stop (`stopped`: case -> its line)."""
+    stopped = stopped or {}
+    warning = nothing_compacted_line(agg, stopped)
+    warnings = [part for line in ([warning] if warning else []) + list(stopped.values()) for part in (f"**{line}**", "")]
     lead = lead_headline(agg)
     if lead is None:
-        return [f"**{warning}**", ""] if warning else []
-    lines = ([f"**{warning}**", ""] if warning else []) + [f"**{headline_line(agg)}**", "", groups_line(lead) + ".", ""]
+        return warnings
+    lines = warnings + [f"**{headline_line(agg)}**", "", groups_line(lead) + ".", ""]
     if lead["by_kind"]:
         lines += [f"### By kind (summary-testing probes, {lead['grade']})", "",
                   "| kind | n | compacted [Wilson] [clustered] |", "| --- | --- | --- |",
@@ -138,17 +141,20 @@ def markdown_rates(title: str, groups: dict[str, dict], first: str) -> list[str]
     return lines + [""]
 
 
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def write_markdown(run: dict[str, Any], path: Path, plot: RunPlot | None = None) -> None:
     """report.md at `path`, with the retention plot drawn for it unless the caller drew it (for report.html too)."""
     plot = plot if plot is not None else run_retention(run, path.parent / "retention.png", svg=False)
     agg, config = run["aggregates"], run["configuration"]
     grade = agg["grade"]
     lines = [f"# Run {run['run_id']}", "",
-             f"Policy `{config['policy']}`, model `{config['model']}`, summarizer `{config['summarizer_spec']}`, "
-             f"answerer `{config['answerer']}`, cache {'on' if config['cache'] else 'off'}; harness "
+             f"{_sentence(configuration_line(config, lambda name: f'`{name}`'))}; harness "
              f"{run['harness_version']} at {run.get('git_commit')}.", "",
              *([note, ""] if (note := provider_note(run)) else []),
-             *markdown_headline(agg),
+             *markdown_headline(agg, stops(run)),
              f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes; {ceiling(agg)}; "
              f"{agg['floor_survives']} valid probes survive without any summary (they do not test it). "
              f"The tables below are over all valid probes.", ""]

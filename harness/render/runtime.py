@@ -51,6 +51,31 @@ def status(drive: dict[str, Any]) -> str:
     return got
 
 
+REASON_CHARS = 300  # a stop's reason on the terminal (the whole of it is in report.md and run.json)
+
+
+def stops(run: dict[str, Any]) -> dict[str, str]:
+    """Per case whose runtime stopped before its last step: one line with the runtime, where it stopped, its
+    reason and where to look next. Such a case may never compact, and then the stop, not the window, is why."""
+    out = {}
+    for case, drive in drives(run):
+        reason = drive.get("failure") or drive.get("stopped")
+        if not reason:
+            continue
+        fault = (drive.get("faults") or {}).get("summary_fault")
+        reason = " ".join(reason.split())
+        short = reason if len(reason) <= REASON_CHARS else reason[:REASON_CHARS - 1] + "…"
+        where = f"runtime-logs/{case}/requests.jsonl in the run folder"
+        follow = (f"report.md's runtime section grades how it met the fault (retries, surfaced, no hang), and {where} "
+                  f"holds its last requests" if fault else
+                  f"{where} holds its last requests and report.md's runtime section its compactions; the probes past "
+                  f"the stop are graded failed")
+        out[case] = (f"runtime {drive['runtime']} {drive['version']} stopped on {case} after {drive['steps_used']} of "
+                     f"{drive['steps']} steps" + (f", under --summary-fault {fault}" if fault else "") +
+                     f": {short}. Next: {follow}")
+    return out
+
+
 def markdown_runtime(run: dict[str, Any]) -> list[str]:
     found = drives(run)
     if not found:
@@ -92,4 +117,4 @@ def runtime_section(run: dict[str, Any]) -> str:
     return section("runtime", "Runtime compactions", *parts, faults_html(run))
 
 
-__all__ = ["markdown_runtime", "runtime_section"]
+__all__ = ["markdown_runtime", "runtime_section", "stops"]

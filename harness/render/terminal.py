@@ -4,12 +4,13 @@ are. The default run fits in under 60 lines; every line of a lost probe is cut t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from rich.console import Console
 from rich.text import Text
 
 from harness.probes import CONDITIONS
+from harness.render.configuration import configuration_line
 from harness.render.estimate import ceiling_line, spend_line
 from harness.render.failed import failed_request_count, failed_request_lines
 from harness.render.format import fixed, rate_percent, wilson_rate
@@ -18,6 +19,7 @@ from harness.render.headline import (agreement_line, ceiling, fmt_cost, groups_l
 from harness.render.lost import LostProbe, most_important
 from harness.render.provider import provider_note
 from harness.render.risks import risk_line
+from harness.render.runtime import stops
 from harness.results.aggregate import GRADES
 
 LOST_SHOWN = 10  # lost probes on the terminal; report.md and report.html list every one
@@ -33,11 +35,10 @@ def rates_phrase(groups: dict[str, dict], condition: str = "compacted") -> str:
 def render_summary(run: dict[str, Any], console: Console) -> None:
     agg, config = run["aggregates"], run["configuration"]
     grade = agg["grade"]
-    console.print(f"[bold]run {run['run_id']}[/]: policy {config['policy']}, model {config['model']}, summarizer "
-                  f"{config['summarizer_spec']}, answerer {config['answerer']}, cache {'on' if config['cache'] else 'off'}")
+    console.print(Text.assemble((f"run {run['run_id']}", "bold"), f": {configuration_line(config)}"))
     if note := provider_note(run):
         console.print(note)
-    print_headline(agg, console)
+    print_headline(agg, console, stops(run))
     lines = [f"{agg['cases_ok']}/{agg['cases']} cases, {agg['probes']} probes; {ceiling(agg)}"]
     lines += [f"all valid probes, {g}: " + ", ".join(f"{c} {wilson_rate(agg['overall'][g][c])}" for c in CONDITIONS)
               + f", normalised {fixed(agg['overall'][g].get('normalised_retention'), 2)}"
@@ -77,11 +78,15 @@ def _listed(console: Console, lines: list[str], what: str) -> None:
         console.print(f"... and {len(lines) - LISTED} more {what} in report.md", markup=False)
 
 
-def print_headline(agg: dict[str, Any], console: Console) -> None:
+def print_headline(agg: dict[str, Any], console: Console, stopped: Mapping[str, str] | None = None) -> None:
     """The terminal's lead: the headline over summary-testing probes, the other groups, per kind with n, the
-    cases that never compact, the agreement and judged means (one line each)."""
-    if warning := nothing_compacted_line(agg):
+    cases that never compact, the agreement and judged means (one line each); first, where a runtime stopped
+    (`stopped`: case -> the line saying why and what next)."""
+    stopped = stopped or {}
+    if warning := nothing_compacted_line(agg, stopped):
         console.print(Text(warning, style="bold red"))
+    for line in stopped.values():
+        console.print(Text(line, style="red"))
     lead = lead_headline(agg)
     if lead is None:
         return

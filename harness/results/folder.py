@@ -13,6 +13,7 @@ costs the same at case 190 as at case 19 apart from writing the bytes themselves
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from bisect import insort
 from dataclasses import dataclass, field, replace
@@ -23,7 +24,7 @@ from typing import Any, BinaryIO
 from harness.atomic import write_atomic, write_with
 from harness.errors import HarnessError
 from harness.results.aggregate import Aggregator
-from harness.results.claim import claim_folder
+from harness.results.claim import CLAIM_FILE, being_written, claim_folder
 from harness.results.shape import check_case_file, check_run
 from harness.results.schema import SCHEMA_VERSION, Aggregates, CaseRecord, RunHeader
 from harness.validate import encoded, read_json_file, writable_folder
@@ -34,6 +35,10 @@ from harness.results.versions import current
 VOLATILE_KEYS = frozenset({"merged_from", "created", "finished", "timings", "latency", "run_id", "out", "git_commit",
                            "elapsed_s", "wall_time_s", "harness_time_s", "model_time_s"})
 INDENT = 1  # run.json and case files: one space per level
+# What a run writes in its folder (run.json, case files, reports, its own cassettes and runtime logs, the
+# instruction it was given): what `run --overwrite` removes, and nothing else.
+RUN_OUTPUTS = ("run.json", "cases", "report.md", "report.html", "retention.png", "instruction.md", "cassettes",
+               "runtime-logs", CLAIM_FILE)
 
 
 def harness_version() -> str:
@@ -78,12 +83,26 @@ class RunFolder:
         suffix = f".r{repeat}" if repeat else ""
         return self.path / "cases" / f"{case_id}{suffix}.json"
 
+    def clear(self) -> None:
+        """The run this folder holds, removed (`run --overwrite`): only what a run writes (RUN_OUTPUTS), never
+        other files; refused while a process writes it."""
+        if being_written(self.path):
+            raise HarnessError(f"{self.path}: another process is writing this run right now; --overwrite waits for "
+                               "no one: let it finish or choose another --out")
+        for name in RUN_OUTPUTS:
+            found = self.path / name
+            if found.is_dir() and not found.is_symlink():
+                shutil.rmtree(found)
+            elif found.exists() or found.is_symlink():
+                found.unlink()
+
     def create(self, header: RunHeader, resume: bool) -> None:
         """Open the folder for writing: a new run, or (resume) the run it holds with its finished cases.
         The folder is claimed first (harness.results.claim), so two processes never write one run."""
         writable_folder(self.path, "--out")
         if self.run_file.exists() and not resume:
-            raise HarnessError(f"{self.path} already holds a run: pass --resume to continue it or --out elsewhere")
+            raise HarnessError(f"{self.path} already holds a run: pass --resume to continue it, --overwrite to "
+                               "replace it, or --out elsewhere")
         self._claim = claim_folder(self.path, resume)
         existing = RunHeader.from_json(read_run(self.path)) if resume and self.run_file.exists() else None
         if existing is not None and existing.configuration.to_json() != header.configuration.to_json():

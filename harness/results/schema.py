@@ -67,6 +67,8 @@ class Configuration:
     runtime: str | None = None  # a real runtime drove the case (NAME@VERSION); its compactions are replayed
     runtime_compaction: bool = True  # False: the runtime's control, its compaction switched off
     runtime_settings: tuple[tuple[str, str], ...] = ()  # the run's values for the adapter's [settings]
+    # What the reports call that instruction (its file's stem, or --label): shown, no part of the configuration.
+    instruction_name: str | None = None
 
     def describe(self) -> dict[str, Any]:
         """The configuration without its I/O part: what identifies a configuration in the matrix."""
@@ -85,7 +87,8 @@ class Configuration:
 
     def to_json(self) -> dict[str, Any]:
         return {**self.describe(), "record_mode": self.record_mode, "cassettes": self.cassettes,
-                **({} if self.instruction_file is None else {"instruction_file": self.instruction_file})}
+                **({} if self.instruction_file is None else {"instruction_file": self.instruction_file}),
+                **({} if self.instruction_name is None else {"instruction_name": self.instruction_name})}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Configuration:
@@ -96,7 +99,7 @@ class Configuration:
                    data.get("summary_tokens"), data.get("record_mode"), data.get("cassettes"), data.get("control"),
                    data.get("answerer_window"), data.get("instruction_sha256"), data.get("instruction_file"),
                    data.get("runtime"), data.get("runtime_compaction", True),
-                   tuple((data.get("runtime_settings") or {}).items()))
+                   tuple((data.get("runtime_settings") or {}).items()), data.get("instruction_name"))
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,7 @@ class RunConfig:
     # and the file it came from, as given.
     instruction: str | None = None
     instruction_file: str | None = None
+    instruction_name: str | None = None  # what the reports call it: the file's stem, or --label
     # How a request to a provider is made; never part of the configuration's record (results do not depend on it).
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT_S
     retries: int = DEFAULT_RETRIES
@@ -124,11 +125,45 @@ class RunConfig:
             self.cache, self.settings, None if self.sections == SECTIONS else self.sections,
             self.recorded_tail if self.at_points else None, self.summary_tokens if self.at_points else None,
             self.record_mode, self.cassettes if self.record_mode else None, self.control, self.answerer_window,
-            *self._instruction_record(), self.runtime_pin, self.runtime_compaction, self.runtime_settings)
+            *self._instruction_record(), self.runtime_pin, self.runtime_compaction, self.runtime_settings,
+            self.shown_instruction)
+
+    @property
+    def own_instruction(self) -> bool:
+        """An instruction other than the shipped one was given (--instruction FILE)."""
+        return self.instruction is not None and self.instruction != SUMMARY_INSTRUCTION
+
+    @property
+    def shown_instruction(self) -> str | None:
+        """The name the reports give an instruction other than the shipped one: as given, else its file's stem."""
+        if not self.own_instruction:
+            return None
+        return self.instruction_name or (Path(self.instruction_file).stem if self.instruction_file else "own")
+
+    def instruction_warning(self) -> str | None:
+        """Why the summarizer under test cannot follow the --instruction given, or None: the builtin model
+        (bare or behind the emulator) reads only the sections an instruction names, never its prose."""
+        if not self.own_instruction or self.control or self.runtime:
+            return None
+        if not check_spec(self.summarizer_spec).deterministic:
+            return None
+        from harness.compaction.summarizer import instruction
+        from harness.models.builtin.sections import DEFAULT_SECTIONS, read_format
+
+        found = read_format(instruction(1000, self.sections, self.instruction))
+        reads = (f"the builtin summarizer ({self.summarizer_spec}) follows only an instruction's sections (`## ` "
+                 f"headings, an XML skeleton, or a bulleted list after a colon), never its wording")
+        if found is None:
+            return (f"warning: instruction {self.shown_instruction} names no sections, and {reads}: it writes its "
+                    f"default sections ({', '.join(DEFAULT_SECTIONS)}), so this run's summaries are the shipped "
+                    f"instruction's; name sections (`## Goal` lines or {{sections}}) or try the wording with a model "
+                    f"that reads it")
+        return (f"warning: {reads}; from instruction {self.shown_instruction} it takes "
+                f"{', '.join(title for _, title in found.sections)}")
 
     def _instruction_record(self) -> tuple[str | None, str | None]:
         """(digest, file) of an instruction other than the shipped one; the shipped one, even named, is none."""
-        if self.instruction is None or self.instruction == SUMMARY_INSTRUCTION:
+        if self.instruction is None or not self.own_instruction:
             return None, None
         return hashlib.sha256(self.instruction.encode()).hexdigest()[:16], self.instruction_file
 

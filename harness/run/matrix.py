@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from harness.atomic import WriteFailed
+from harness.atomic import WriteFailed, write_atomic
 from harness.cases.schema import Case
 from harness.errors import HarnessError
 from harness.results.folder import RunFolder, git_commit, harness_version, now
@@ -24,6 +24,7 @@ from harness.run.config import RunConfig, RunPlan, plan_run
 
 
 INTERRUPT_GRACE_S = 0.5
+INSTRUCTION_FILE = "instruction.md"  # an --instruction's text, as sent ({sections} and {budget} unfilled)
 
 
 def run_header(config: RunConfig, run_id: str, label: str | None, shard: str | None = None) -> RunHeader:
@@ -68,6 +69,8 @@ def run_cases(cases: list[Case], config: RunConfig | RunPlan, folder: RunFolder,
     processes for offline models (None: one per core; 1: this process), harness.run.workers."""
     plan = plan_run(config).in_folder(folder.path)
     folder.create(run_header(plan.config, run_id, label, shard), resume)
+    if plan.config.own_instruction:  # the text the summarizer was given, beside the digest run.json keeps
+        write_atomic(folder.path / INSTRUCTION_FILE, f"{plan.config.instruction}\n")
     try:
         return _run_todo(cases, plan, folder, resume, repeat, Pace(concurrency, jobs), on_case)
     finally:
@@ -117,7 +120,8 @@ def _run_todo(cases: list[Case], plan: RunPlan, folder: RunFolder, resume: bool,
 def default_run_id(config: RunConfig, label: str | None) -> str:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     parts = [config.system, config.model] + ([config.summarizer] if config.summarizer != "same" else []) + (
-        [f"control-{config.control}"] if config.control else [])
+        [f"control-{config.control}"] if config.control else []) + (
+        [f"instruction-{config.shown_instruction}"] if config.shown_instruction else [])
     name = label or "-".join(parts)
     return f"{stamp}-{re.sub(r'[^A-Za-z0-9._-]+', '_', name)}"
 

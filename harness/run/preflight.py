@@ -14,7 +14,8 @@ from harness.cases.schema import Case
 from harness.cases.toml import validate_case
 from harness.errors import HarnessError
 from harness.policy import make_policy
-from harness.run.config import RunConfig, RunPlan, plan_run, policy_config
+from harness.models import cassette_path
+from harness.run.config import RUN_CASSETTES, RunConfig, RunPlan, plan_run, policy_config
 
 MAX_REPEAT = 100  # each repeat is a full pass over the cases; more is a typo, not a study
 
@@ -29,7 +30,7 @@ def preflight(cases: list[Case], configs: list[RunConfig], repeat: int = 1) -> l
         check_case(case)
     plans = [plan_run(config) for config in configs]
     for plan in plans:
-        check_cassettes(plan)
+        check_cassettes(plan, cases)
         for case in cases:
             check_policy(plan.config, case)
     return plans
@@ -67,10 +68,19 @@ def check_case(case: Case) -> None:
         raise HarnessError(problems[0] + more)
 
 
-def check_cassettes(plan: RunPlan) -> None:
-    """A cassette folder that is a file fails here, not on every case's first request."""
+def check_cassettes(plan: RunPlan, cases: list[Case]) -> None:
+    """A cassette folder that is a file fails here, not on every case's first request; so does a replay
+    (`--record-mode none`) of a model no chosen case has a cassette of: nothing of it was ever recorded."""
     if all(spec.provider == "builtin" for _, spec in plan.specs):
         return
     folder = Path(plan.config.cassettes)
     if folder.exists() and not folder.is_dir():
         raise HarnessError(f"--cassettes {folder}: is a file; give a folder")
+    if plan.config.record_mode != "none" or plan.config.cassettes == RUN_CASSETTES:
+        return
+    for spec in (text for text, parsed in plan.specs if parsed.provider != "builtin"):
+        if not any(cassette_path(folder, case.id, spec).exists() for case in cases):
+            example = cassette_path(folder, cases[0].id, spec)
+            raise HarnessError(f"--record-mode none replays cassettes, and {folder} holds none of {spec} for the "
+                               f"{len(cases)} chosen case(s) (e.g. {example} does not exist): record them first, "
+                               f"with the same command and --record-mode all (a provider needs its key)")

@@ -95,16 +95,21 @@ def check_version(adapter: RuntimeAdapter, binary: Path, allow_drift: bool, sand
     return found
 
 
-def install(adapter: RuntimeAdapter) -> Path:
-    """`npm ci` of the pinned lockfile into the cache; returns the binary. Already there at its pin: nothing."""
+def at_pin(adapter: RuntimeAdapter) -> Path | None:
+    """The binary of a runtime already installed at its pin (or one without an npm package), else None."""
     if not adapter.npm:
         return executable(adapter)
     try:
         binary = executable(adapter)
-        if installed_version(adapter, binary, usable()) == adapter.version:
-            return binary
+        return binary if installed_version(adapter, binary, usable()) == adapter.version else None
     except HarnessError:
-        pass
+        return None
+
+
+def install(adapter: RuntimeAdapter) -> Path:
+    """`npm ci` of the pinned lockfile into the cache; returns the binary. Already there at its pin: nothing."""
+    if (binary := at_pin(adapter)) is not None:
+        return binary
     lock = LOCKFILES / adapter.name
     if not (lock / "package-lock.json").is_file():
         raise HarnessError(f"runtime {adapter.name}: no lockfile in {lock} (an adapter of your own with [install] "

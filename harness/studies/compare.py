@@ -30,7 +30,8 @@ def label_of(run: dict[str, Any]) -> str:
     system = f"runtime {config['runtime']}" if config.get("runtime") else config["policy"]
     if config.get("runtime") and not config.get("runtime_compaction", True):
         system += " (compaction off)"
-    name = run.get("label") or f"{system} / {config['model']} / {config['summarizer_spec']}"
+    name = run.get("label") or f"{system} / {config['model']} / {config['summarizer_spec']}" + (
+        f" / instruction {config['instruction_name']}" if config.get("instruction_name") else "")
     return name + ("" if config.get("cache", True) else " (cache off)")
 
 
@@ -186,6 +187,7 @@ class RunOptions:
     out: Path | None = None  # one configuration: its folder; several: the parent of one folder each
     label: str | None = None
     resume: bool = False
+    overwrite: bool = False  # replace the run a folder holds (its own outputs removed first)
     repeat: int = 1
     concurrency: int = 1
     shard: str | None = None  # I/N
@@ -231,8 +233,8 @@ def run_label(config: RunConfig, label: str | None, several: bool) -> str | None
     name = f"{label + '-' if label else ''}{config.system}-{config.model}-{config.summarizer}"
     if config.control:
         name += f"-control-{config.control}"
-    if config.instruction_file:
-        name += f"-instruction-{Path(config.instruction_file).stem}"
+    if config.instruction_name:
+        name += f"-instruction-{config.instruction_name}"
     return name.replace(":", "_").replace("/", "_").replace("@", "_")
 
 
@@ -249,6 +251,8 @@ def run_configurations(cases: list[Case], configs: list[RunConfig], options: Run
         label = run_label(config, options.label, several)
         run_id = default_run_id(config, label)
         folder = RunFolder(base / label if several and base else results_path(str(base) if base else None, run_id))
+        if options.overwrite:
+            folder.clear()
         with observer.running(label, len(chosen) * options.repeat) as on_case:
             run = run_cases(chosen, plans[config], folder, run_id=run_id, label=label, resume=options.resume,
                             repeat=options.repeat, concurrency=options.concurrency, shard=options.shard,

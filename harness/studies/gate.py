@@ -18,6 +18,7 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.metrics import Rate, bootstrap_difference, cluster_bootstrap_difference, mcnemar_exact
+from harness.models import check_spec
 from harness.results.folder import SCHEMA_VERSION, read_json, write_json
 from harness.results.headline import group_of
 from harness.results.shape import check_baseline
@@ -35,9 +36,11 @@ class ConfigurationChanged(HarnessError):
 
 
 def is_deterministic(configuration: dict[str, Any]) -> bool:
+    """A replay, or every text written by the builtin model (`@emulator` specs too): the same run grades the
+    same, so any probe lost is a regression; otherwise the run is live and gated on significance."""
     specs = {configuration.get("model"), configuration.get("summarizer_spec"), configuration.get("answerer"),
              configuration.get("judge")} - {None}
-    return all(s == "builtin" for s in specs) or configuration.get("record_mode") == "none"
+    return all(check_spec(s).deterministic for s in specs) or configuration.get("record_mode") == "none"
 
 
 def outcomes(run: dict[str, Any]) -> dict[str, dict[str, Any]]:

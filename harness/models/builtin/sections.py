@@ -51,6 +51,12 @@ class SummaryFormat:
 
 def summary_format(instruction: str, system: str = "") -> SummaryFormat:
     """What the request asks the summary to look like (see the module docstring), defaults if it says nothing."""
+    return read_format(instruction, system) or SummaryFormat([("##", title) for title in DEFAULT_SECTIONS])
+
+
+def read_format(instruction: str, system: str = "") -> SummaryFormat | None:
+    """The sections the request names, or None when it names none: the only part of an instruction this
+    summarizer follows (its wording, tone and other asks change nothing)."""
     headings = _headings(instruction)
     if headings:
         return SummaryFormat(headings)
@@ -59,7 +65,7 @@ def summary_format(instruction: str, system: str = "") -> SummaryFormat:
         if root is not None:
             return SummaryFormat([("##", tag) for tag in tags], root)
     listed = _listed(instruction)
-    return SummaryFormat(listed or [("##", title) for title in DEFAULT_SECTIONS])
+    return SummaryFormat(listed) if listed else None
 
 
 def as_xml(summary: str, root: str) -> str:
