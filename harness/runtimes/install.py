@@ -1,9 +1,12 @@
 """Where a runtime lives and whether it is the pinned version. Shipped runtimes install with `npm ci` from the
 lockfile beside their adapter (harness/runtimes/npm/NAME/) into a cache the project owns, never into git:
-`$COMPACTION_HARNESS_RUNTIMES` or ~/.cache/compaction-harness/runtimes, one folder per NAME-VERSION."""
+`$COMPACTION_HARNESS_RUNTIMES` or ~/.cache/compaction-harness/runtimes, one folder per NAME-VERSION. Another
+published release (`NAME@VERSION`) gets its lockfile resolved by npm into its own folder and kept there; a
+runtime that needs another Node gets it beside it (node.py)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -12,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import HarnessError
+from harness.runtimes import node
 from harness.runtimes.adapter import RuntimeAdapter
 
 LOCKFILES = Path(__file__).parent / "npm"
@@ -27,7 +31,7 @@ def install_dir(adapter: RuntimeAdapter) -> Path:
 
 
 def install_command(adapter: RuntimeAdapter) -> str:
-    return f"compaction-harness runtimes install {adapter.name}"
+    return f"compaction-harness runtimes install {adapter.name if adapter.lockfile_shipped else adapter.pin}"
 
 
 def executable(adapter: RuntimeAdapter) -> Path:
@@ -46,9 +50,16 @@ def executable(adapter: RuntimeAdapter) -> Path:
     return Path(found)
 
 
+def node_path(adapter: RuntimeAdapter) -> str:
+    """PATH for the runtime: its pinned Node's bin folder first, when its adapter names one."""
+    return node.path_with(cache_root(), adapter.node, os.environ.get("PATH", os.defpath))
+
+
 def installed_version(adapter: RuntimeAdapter, binary: Path) -> str:
+    env = {**os.environ, "PATH": node_path(adapter)}
     try:
-        done = subprocess.run([str(binary), *adapter.version_args], capture_output=True, text=True, timeout=120)
+        done = subprocess.run([str(binary), *adapter.version_args], capture_output=True, text=True, timeout=120,
+                              env=env)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise HarnessError(f"runtime {adapter.name}: {binary} {' '.join(adapter.version_args)} failed: {exc}") from None
     found = _VERSION.search(done.stdout + " " + done.stderr)
@@ -71,22 +82,27 @@ def install(adapter: RuntimeAdapter) -> Path:
     """`npm ci` of the pinned lockfile into the cache; returns the binary. Already there at its pin: nothing."""
     if not adapter.npm:
         return executable(adapter)
+    if adapter.node:
+        node.install(cache_root(), adapter.node, _npm)
     try:
         binary = executable(adapter)
         if installed_version(adapter, binary) == adapter.version:
             return binary
     except HarnessError:
         pass
-    lock = LOCKFILES / adapter.name
-    if not (lock / "package-lock.json").is_file():
-        raise HarnessError(f"runtime {adapter.name}: no lockfile in {lock} (an adapter of your own with [install] "
-                           "npm needs harness/runtimes/npm/NAME/package.json and package-lock.json)")
     if shutil.which("npm") is None:
         raise HarnessError("npm is not on PATH: install Node.js and npm (Debian: apt-get install -y nodejs npm)")
     target = install_dir(adapter)
     target.mkdir(parents=True, exist_ok=True)
-    for name in ("package.json", "package-lock.json"):
-        shutil.copyfile(lock / name, target / name)
+    if adapter.lockfile_shipped:
+        lock = LOCKFILES / adapter.name
+        if not (lock / "package-lock.json").is_file():
+            raise HarnessError(f"runtime {adapter.name}: no lockfile in {lock} (an adapter of your own with [install] "
+                               "npm needs harness/runtimes/npm/NAME/package.json and package-lock.json)")
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(lock / name, target / name)
+    else:
+        resolve_lockfile(adapter, target)
     done = _npm(target, "ci")
     if done.returncode != 0 and "EUSAGE" in done.stderr:
         # npm ci refuses a lock without every platform's optional package (opencode ships one per platform);
@@ -98,9 +114,43 @@ def install(adapter: RuntimeAdapter) -> Path:
     return executable(adapter)
 
 
+def resolve_lockfile(adapter: RuntimeAdapter, target: Path) -> None:
+    """package.json naming exactly `adapter.version`, and its lockfile resolved by npm (nothing installed yet):
+    kept in the cache folder, so the install is `npm ci` of a lock as for a shipped pin."""
+    manifest = {"name": f"harness-runtime-{adapter.name}", "private": True,
+                "dependencies": {adapter.npm: adapter.version}}
+    (target / "package.json").write_text(json.dumps(manifest) + "\n", encoding="utf-8")
+    done = _npm(target, "install", "--package-lock-only")
+    if done.returncode != 0:
+        tail = " | ".join(done.stderr.strip().splitlines()[-2:])
+        raise HarnessError(f"{adapter.pin}: npm could not resolve {adapter.npm}@{adapter.version} ({tail}); "
+                           f"published versions: npm view {adapter.npm} versions")
+
+
 def _npm(target: Path, *command: str) -> subprocess.CompletedProcess:
     return subprocess.run(["npm", *command, "--no-audit", "--no-fund", "--loglevel=error"], cwd=target,
                           capture_output=True, text=True)
+
+
+def published(adapter: RuntimeAdapter) -> list[str]:
+    """The versions npm's registry lists for the adapter's package, oldest first (one `npm view` call)."""
+    if not adapter.npm:
+        return []
+    done = subprocess.run(["npm", "view", adapter.npm, "versions", "--json"], capture_output=True, text=True,
+                          timeout=120)
+    if done.returncode != 0:
+        tail = " | ".join(done.stderr.strip().splitlines()[-2:])
+        raise HarnessError(f"npm view {adapter.npm} versions failed: {tail}")
+    found = json.loads(done.stdout or "[]")
+    return [found] if isinstance(found, str) else list(found)
+
+
+def newer(versions: list[str], than: str) -> list[str]:
+    """The release versions (no pre-release tag) above `than`, in order."""
+    def key(text: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in text.split("."))
+    plain = [v for v in versions if re.fullmatch(r"\d+\.\d+\.\d+", v)]
+    return sorted((v for v in plain if key(v) > key(than)), key=key) if re.fullmatch(r"\d+\.\d+\.\d+", than) else []
 
 
 @dataclass(frozen=True)

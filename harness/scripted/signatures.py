@@ -42,9 +42,8 @@ class Signatures:
     patterns: dict[str, tuple[Pattern, ...]]
 
     def classify(self, request: ModelRequest, headers: dict[str, str]) -> str:
-        """"compaction", "side" or "turn". A request offering tools is a turn whatever its text."""
-        if request.tools:
-            return "turn"
+        """"compaction", "side" or "turn", by signature alone: what else the request carries does not decide
+        (Claude Code's summarization request offers its tools and puts its prompt after the last tool result)."""
         for kind in ("compaction", "side"):
             if self._any(kind, request, headers):
                 return kind
