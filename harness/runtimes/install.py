@@ -27,11 +27,12 @@ def cache_root() -> Path:
 
 
 def install_dir(adapter: RuntimeAdapter) -> Path:
-    return cache_root() / f"{adapter.name}-{adapter.version}"
+    return cache_root() / f"{adapter.installed_as}-{adapter.version}"
 
 
 def install_command(adapter: RuntimeAdapter) -> str:
-    return f"compaction-harness runtimes install {adapter.name if adapter.lockfile_shipped else adapter.pin}"
+    name = adapter.installed_as
+    return f"compaction-harness runtimes install {name if adapter.lockfile_shipped else f'{name}@{adapter.version}'}"
 
 
 def executable(adapter: RuntimeAdapter) -> Path:
@@ -95,7 +96,7 @@ def install(adapter: RuntimeAdapter) -> Path:
     target = install_dir(adapter)
     target.mkdir(parents=True, exist_ok=True)
     if adapter.lockfile_shipped:
-        lock = LOCKFILES / adapter.name
+        lock = LOCKFILES / adapter.installed_as
         if not (lock / "package-lock.json").is_file():
             raise HarnessError(f"runtime {adapter.name}: no lockfile in {lock} (an adapter of your own with [install] "
                                "npm needs harness/runtimes/npm/NAME/package.json and package-lock.json)")

@@ -67,6 +67,7 @@ class ScriptedModel:
         self.side_requests = 0
         self.stopped: str | None = None
         self._last: tuple[str, Reply] | None = None  # (fingerprint of the last turn request, its reply)
+        self._summaries: set[str] = set()  # every summary answered, to know it when it comes back newest
         self._lock = threading.Lock()
 
     def __call__(self, request: ModelRequest, exchange: Exchange) -> Reply:
@@ -107,7 +108,8 @@ class ScriptedModel:
         resumed = False
         if self.stopped is None:
             step = self.script.steps[self.used] if self.used < len(self.script.steps) else None
-            resumed = step is not None and self.signatures.resumes(request, exchange.headers)
+            resumed = step is not None and (self.signatures.resumes(request, exchange.headers)
+                                            or self._hands_back(request))
             self.stopped = None if resumed else drift(step, len(self.script.steps), request)
             if self.stopped is None and step is not None:
                 try:
@@ -122,6 +124,12 @@ class ScriptedModel:
         self._record(exchange, "turn", self.used, "after the runtime's compaction" if resumed else None)
         return reply
 
+    def _hands_back(self, request: ModelRequest) -> bool:
+        """The newest message is a summary this model wrote: the runtime goes on after compacting mid-turn with
+        nothing newer (Codex's remote compaction item, unsealed by the emulator, ends its input)."""
+        last = request.messages[-1] if request.messages else None
+        return last is not None and last.role == "user" and last.content.strip() in self._summaries
+
     # -- compactions
 
     def _summarize(self, request: ModelRequest) -> Reply:
@@ -132,6 +140,7 @@ class ScriptedModel:
             raise EmulatorError(400, "invalid_request_error", f"summarizer {self.summarizer.spec}: {exc}") from None
         with self._lock:
             self.compactions += 1
+            self._summaries.add(response.text.strip())
         return Reply(response.text, (), "length" if response.truncated else "stop")
 
     def _faulted(self, request: ModelRequest, fault: str) -> Reply:

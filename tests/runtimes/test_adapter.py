@@ -11,7 +11,7 @@ import pytest
 from harness.errors import HarnessError, InputError
 from harness.runtimes import adapter as A
 
-SHIPPED = ("pi", "codex", "opencode", "gemini-cli", "claude-code")
+SHIPPED = ("pi", "codex", "opencode", "gemini-cli", "claude-code", "qwen-code")
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -32,7 +32,7 @@ def test_a_version_suffix_names_another_release_of_the_same_adapter():
 
 
 def test_unknown_runtime_names_the_shipped_ones():
-    with pytest.raises(InputError, match="shipped: claude-code, codex, gemini-cli, opencode, pi"):
+    with pytest.raises(InputError, match="shipped: claude-code, codex, codex-remote, gemini-cli, opencode, pi, qwen-code"):
         A.load("nope")
 
 
