@@ -33,6 +33,7 @@ from harness.scripted.model import Outcome, ScriptedModel
 from harness.scripted.normalise import SCRATCH_PREFIX
 from harness.scripted.signatures import signatures_from
 from harness.scripted.steps import Script, script_from_session
+from harness.session import Session
 
 MODEL_NAME = "harness-model"  # the model name the runtime is configured with; the emulator answers any name
 LOG_FILE = "requests.jsonl"
@@ -99,7 +100,7 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
                 chosen = Settings(base_url(server, adapter.wire), MODEL_NAME, window, max_output, compaction,
                                   tuple(with_settings(adapter, settings).items()))
                 filled = values(adapter, binary, Path(scratch) / "home", workspace, chosen)
-                sent = _send_all(adapter, filled, workspace, script, model, log_dir)
+                sent = _send_all(adapter, filled, workspace, script, model, log_dir, manual_before(case.session))
         finally:
             log.close()
     outcome = model.outcome()
@@ -144,13 +145,24 @@ def scratch_folder(name: str) -> Iterator[str]:
         return
 
 
+def manual_before(session: Session) -> frozenset[int]:
+    """The prompts (numbered from 1) that the recorded session compacted by hand right before."""
+    users = [index for index, message in enumerate(session.messages) if message.role == "user"]
+    return frozenset(next((n for n, index in enumerate(users, start=1) if index >= record.position), 0)
+                     for record in session.compactions if record.origin == "manual") - {0}
+
+
 def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Script,
-              model: ScriptedModel, log_dir: Path) -> Sent:
-    """Send every prompt; stop at the first drift, runtime failure or turn the runtime gave up."""
+              model: ScriptedModel, log_dir: Path, manual: frozenset[int] = frozenset()) -> Sent:
+    """Send every prompt, each one the session compacted by hand before preceded by the runtime's own manual
+    compaction (Claude Code's `/compact`; a runtime without one goes on); stop at the first drift, runtime
+    failure or turn the runtime gave up."""
     env = prepare(adapter, filled, workspace)
     session = open_session(adapter, filled, workspace, env, log_dir)
     try:
         for number, prompt in enumerate(script.prompts, start=1):
+            if number in manual and adapter.manual_compact and number > 1:
+                session.send(adapter.manual_compact)
             session.send(prompt)
             if model.stopped:
                 return Sent(model.stopped, None, session.stderr_tail(), tuple(session.errors))

@@ -1,4 +1,4 @@
-"""What changed between two releases of one runtime, from their runs' `outcome.runtime` (run.json): the version,
+"""What changed between two releases of one runtime, from their runs' per-case `runtime` (run.json): the version,
 its summarization prompt (diffed line by line), where it compacted (the first case message after each
 compaction, mid-turn or not), what it kept (items ahead of the summary, where its verbatim tail starts), and the
 probes lost and gained (the gate's regressions and improvements, or compare's flips). `gate` reads the baseline's
@@ -18,7 +18,7 @@ def profile(run: dict[str, Any]) -> dict[str, Any] | None:
         return None
     cases = {}
     for case in run.get("cases", {}).values():
-        driven = (case.get("outcome") or {}).get("runtime")
+        driven = case.get("runtime")
         if case.get("status") != "ok" or not driven:
             continue
         cases[case["case"]] = {
