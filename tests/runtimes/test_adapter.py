@@ -184,3 +184,13 @@ def test_claude_code_is_told_the_percentage_that_is_its_rule_at_the_case_window(
     assert "--dangerously-skip-permissions" not in adapter.first + adapter.next  # refused as root
     assert adapter.manual_compact == "/compact"
     assert prepare  # the environment is built by home.prepare from these templates alone
+
+
+def test_the_run_folder_is_named_after_the_adapter_name_and_a_release_by_its_version(tmp_path):
+    from harness.run.config import RunConfig
+
+    path = _write(tmp_path, _minimal().replace('name = "opencode"', 'name = "my-agent"'))
+    assert RunConfig(policy="recorded", runtime=str(path)).system == "runtime-my-agent"  # not "runtime-mine"
+    assert RunConfig(policy="recorded", runtime="pi@0.73.1").system == "runtime-pi"
+    assert RunConfig(policy="recorded", runtime="pi@0.72.1").system == "runtime-pi@0.72.1"
+    assert RunConfig(policy="recorded", runtime="pi@0.72.1").runtime_pin == "pi@0.72.1"

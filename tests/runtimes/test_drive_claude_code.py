@@ -7,22 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from harness.cases import load_case
-from harness.models.builtin import BuiltinClient
-from harness.runtimes.driver import drive
-from harness.runtimes.record import sent_outputs
-from runtime_helpers import CASE, require
+from runtime_helpers import CASE, drive_whole
 
 pytestmark = pytest.mark.runtime
 
 
 def test_claude_code_drives_every_step_and_compacts_with_its_own_prompt(tmp_path):
-    claude = require("claude-code")
-    case = load_case(CASE)
-    done = drive(case, claude.adapter, claude.binary, claude.version, BuiltinClient(), tmp_path)
-    assert done.ok, done.failure
-    assert done.outcome.used == done.outcome.steps == 69
-    assert set(sent_outputs(done)) == {m.tool_call_id for m in case.session.messages if m.role == "tool"}
+    _, done = drive_whole("claude-code", CASE, tmp_path)
+    assert done.outcome.steps == 69
     assert done.compactions, "at its rule's threshold for a 32K window (11,576 tokens) it compacts this case"
     for found in done.compactions:
         request = found.requests[0].request
@@ -32,11 +24,7 @@ def test_claude_code_drives_every_step_and_compacts_with_its_own_prompt(tmp_path
 
 
 def test_a_manual_compaction_is_driven_through_its_compact_command(tmp_path):
-    claude = require("claude-code")
-    case = load_case(CASE.parent / "edge-manual-compaction")
+    case, done = drive_whole("claude-code", CASE.parent / "edge-manual-compaction", tmp_path)
     [manual] = [record for record in case.session.compactions if record.origin == "manual"]
-    done = drive(case, claude.adapter, claude.binary, claude.version, BuiltinClient(), tmp_path)
-    assert done.ok, done.failure
-    assert done.outcome.used == done.outcome.steps
     assert (tmp_path / "prompt-14.out").read_text().startswith("{")  # prompt 14 of the drive was /compact
     assert manual.position in [found.position for found in done.compactions]
