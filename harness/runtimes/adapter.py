@@ -4,8 +4,9 @@ the driver reads these fields and nothing else (docs/runtimes.md lists them).
 
 Templates use `${name}` placeholders (string.Template), so JSON and TOML braces need no escaping. The driver
 fills: bin, home, workspace, base_url, model, window, max_output, prompt, compaction_setting, trigger_share (with
-[compaction] assumed_window), and each name of the adapter's [settings] table (its default, or the run's
-`--runtime-set NAME=VALUE`).
+[compaction] assumed_window), trigger, assumed_window and each [compaction.values] name (with [compaction] trigger),
+node_bin (with [install] node), and each name of the adapter's [settings] table (its default, or the run's
+`--runtime-set NAME=VALUE`). Every key is checked when the file is read (KEYS).
 """
 
 from __future__ import annotations
@@ -153,7 +154,7 @@ def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
         settings=table.strings("settings"), signatures=_signatures(table), source=where,
         assumed_window=_assumed_window(compaction),
         trigger_at=float(compaction.number("trigger_at", 1.0)),
-        trigger=compaction.expression("trigger", rule.NAMES), derived=_derived(compaction),
+        trigger=compaction.expression("trigger", rule.RULE_NAMES), derived=_derived(compaction),
         node=install.version_text("node"), manual_compact=session.text("manual_compact", required=False),
         installed_as=install.text("runtime", required=False) or table.text("name"))
 
@@ -227,8 +228,6 @@ class _Table:
     def fail(self, key: str, problem: str) -> InputError:
         return InputError(self.where, None, self._name(key), problem)
 
-    _fail = fail
-
     def only(self, known: tuple[str, ...]) -> None:
         unknown = sorted(set(self.data) - set(known))
         if unknown:
@@ -254,19 +253,19 @@ class _Table:
         if value is None and not required:
             return None
         if not isinstance(value, str) or (not value and not allow_empty):
-            raise self._fail(key, "required (a string)" if value is None else "must be a non-empty string")
+            raise self.fail(key, "required (a string)" if value is None else "must be a non-empty string")
         return value
 
     def choice(self, key: str, options: tuple[str, ...]) -> str:
         value = self.text(key)
         if value not in options:
-            raise self._fail(key, f"{value!r} is not one of {', '.join(options)}")
+            raise self.fail(key, f"{value!r} is not one of {', '.join(options)}")
         return value
 
     def number(self, key: str, default: float) -> float:
         value = self.data.get(key, default)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-            raise self._fail(key, "must be a positive finite number")
+            raise self.fail(key, "must be a positive finite number")
         return value
 
     def argv(self, key: str, required: bool = True) -> tuple[str, ...]:
@@ -274,11 +273,11 @@ class _Table:
         if (value is None or value == []) and not required:
             return ()
         if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-            raise self._fail(key, "required (a non-empty list of strings)")
+            raise self.fail(key, "required (a non-empty list of strings)")
         return tuple(value)
 
     def strings(self, key: str) -> dict[str, str]:
         value = self.data.get(key, {})
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise self._fail(key, "must be a table of strings")
+            raise self.fail(key, "must be a table of strings")
         return dict(value)

@@ -11,7 +11,8 @@ import ast
 import math
 import operator
 
-NAMES = ("window", "max_output", "assumed_window", "trigger")
+RULE_NAMES = ("window", "max_output", "assumed_window")  # what the trigger rule may read
+NAMES = (*RULE_NAMES, "trigger")  # what a value derived from it may read
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 _FUNCTIONS = {"min": min, "max": max}
 

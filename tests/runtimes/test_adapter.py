@@ -149,6 +149,7 @@ def test_every_key_is_checked_strictly(tmp_path, old, new, field):
     ("window - reserve", "unknown name 'reserve'"),
     ("__import__('os').getcwd()", "is not allowed"),
     ("window ** 2", "is not allowed"),
+    ("trigger - 1", "unknown name 'trigger'"),  # the rule cannot read itself
 ])
 def test_a_trigger_rule_is_arithmetic_over_known_names(tmp_path, rule, problem):
     text = _minimal().replace("[compaction]", f"[compaction]\ntrigger = {rule!r}", 1)
