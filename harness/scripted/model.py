@@ -23,7 +23,7 @@ from harness.models.emulator.reply import Exchange, Reply
 from harness.scripted.alignment import drift
 from harness.scripted.faults import FaultPlan, SummaryFault, cut
 from harness.scripted.log import RequestLog
-from harness.scripted.mapping import NoToolForCall, mapped_call
+from harness.scripted.mapping import SHELL_COMMAND, NoToolForCall, mapped_call
 from harness.scripted.signatures import Signatures
 from harness.scripted.steps import Script, ScriptStep
 
@@ -56,8 +56,9 @@ class ScriptedModel:
 
     def __init__(self, script: Script, *, signatures: Signatures, summarizer: ModelClient,
                  workspace: str | Path | None = None, log: RequestLog | None = None, side_reply: str = SIDE_REPLY,
-                 fault: SummaryFault | None = None):
+                 fault: SummaryFault | None = None, shell_command: str = SHELL_COMMAND):
         self.script, self.signatures, self.summarizer = script, signatures, summarizer
+        self.shell_command = shell_command  # what a recorded call runs through a shell tool
         self.faults = FaultPlan(fault)
         self._injected: dict[int, str] = {}  # id of a request being answered -> the fault it got
         self.workspace = Path(workspace).resolve() if workspace is not None else None
@@ -113,7 +114,7 @@ class ScriptedModel:
             self.stopped = None if resumed else drift(step, len(self.script.steps), request)
             if self.stopped is None and step is not None:
                 try:
-                    reply = _reply_for(step, request, self.workspace)
+                    reply = _reply_for(step, request, self.workspace, self.shell_command)
                 except NoToolForCall as exc:
                     self.stopped = f"step {step.number}: {exc}"
         if reply is None:
@@ -154,8 +155,8 @@ class ScriptedModel:
                            stream=exchange.stream, kind=kind, step=step, note=note)
 
 
-def _reply_for(step: ScriptStep, request: ModelRequest, workspace: Path | None) -> Reply:
-    calls = tuple(mapped_call(call, request.tools, workspace) for call in step.calls)
+def _reply_for(step: ScriptStep, request: ModelRequest, workspace: Path | None, command: str) -> Reply:
+    calls = tuple(mapped_call(call, request.tools, workspace, command) for call in step.calls)
     return Reply(step.text, calls, "tool_calls" if calls else "stop")
 
 

@@ -195,3 +195,19 @@ def test_the_run_folder_is_named_after_the_adapter_name_and_a_release_by_its_ver
     assert RunConfig(policy="recorded", runtime="pi@0.73.1").system == "runtime-pi"
     assert RunConfig(policy="recorded", runtime="pi@0.72.1").system == "runtime-pi@0.72.1"
     assert RunConfig(policy="recorded", runtime="pi@0.72.1").runtime_pin == "pi@0.72.1"
+
+
+def test_an_adapter_may_say_what_its_shell_tool_runs(tmp_path):
+    """Qwen Code settles a command on its exit, not its output's end: its adapter runs `cat` then a short sleep."""
+    from harness.scripted.mapping import mapped_call
+    from harness.scripted.steps import ScriptCall
+
+    qwen = A.load("qwen-code")
+    assert qwen.shell_command == "cat {fixture}; sleep 0.3" and A.load("pi").shell_command == "cat {fixture}"
+    tool = {"name": "run_shell_command", "parameters": {"type": "object", "properties": {"command": {"type": "string"}}}}
+    call = mapped_call(ScriptCall("c1", ".replay/c1.txt", "out"), (tool,), None, qwen.shell_command)
+    assert call.arguments == {"command": "cat .replay/c1.txt; sleep 0.3"}
+    text = _minimal().replace('shell = ["bash"]', 'shell = ["bash"]\nshell_command = "cat {file}"')
+    with pytest.raises(InputError, match="must hold {fixture}") as err:
+        A.load(str(_write(tmp_path, text)))
+    assert err.value.field == "tools.shell_command"
