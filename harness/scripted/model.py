@@ -112,6 +112,9 @@ class ScriptedModel:
             resumed = step is not None and (self.signatures.resumes(request, exchange.headers)
                                             or self._hands_back(request))
             self.stopped = None if resumed else drift(step, len(self.script.steps), request)
+            if self.stopped is not None:  # a release whose prompt changed shows here: the signature is one line
+                self.stopped += f"; {self.signatures.names[0] if len(self.signatures.names) == 1 else 'its'} " \
+                                f"compaction signatures: {self.signatures.describe()}"
             if self.stopped is None and step is not None:
                 try:
                     reply = _reply_for(step, request, self.workspace, self.shell_command)

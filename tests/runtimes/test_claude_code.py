@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from harness.models.emulator.messages import request_from_anthropic
 from harness.runtimes.adapter import load
 from harness.scripted.alignment import drift
@@ -67,3 +69,25 @@ def test_a_request_no_signature_places_is_shown_by_its_last_text_block():
     assert f"got a tool result for call {last_call}" in message
     assert "no compaction or side signature matched" in message
     assert "last text block from the user 'CRITICAL: Respond with TEXT ONLY. Do NOT call any tools." in message
+
+
+def test_a_drift_names_the_compaction_signatures_it_was_tried_against(tmp_path):
+    """A newer release whose summarization prompt no longer opens as the adapter says: the case stops naming the
+    request (its last text block) and the signature it failed, so the fix is that one line of the adapter."""
+    from harness.models.builtin import BuiltinClient
+    from harness.models.emulator.reply import Exchange
+    from harness.models.emulator.faults import EmulatorError
+    from harness.scripted.model import ScriptedModel
+    from harness.scripted.steps import Script
+
+    changed = signatures_from({"claude-code": {"compaction": {"user": ["CRITICAL: Respond with PLAIN TEXT"]}}}, "t")
+    step = ScriptStep(1, "next", (), (Expected("tool", "an output", "call_x"),), 0, 1)
+    model = ScriptedModel(Script(("p",), (step,)), signatures=changed, summarizer=BuiltinClient())
+    request, headers = _request("compaction")
+    exchange = Exchange("anthropic", "/v1/messages", DATA["compaction"]["body"], headers, True)
+    with pytest.raises(EmulatorError) as err:
+        model(request, exchange)
+    message = str(err.value)
+    assert "last text block from the user 'CRITICAL: Respond with TEXT ONLY." in message
+    assert message.endswith("claude-code compaction signatures: newest user text opening with "
+                            "'CRITICAL: Respond with PLAIN TEXT'")
