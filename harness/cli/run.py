@@ -66,8 +66,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                           "summary's tokens")
     run.add_argument("--runtime", action="append", metavar="NAME[@VERSION]",
                      help="drive a real agent runtime through its own compaction on each case (repeatable): pi, "
-                          "codex, opencode, or an adapter .toml of your own (docs/runtimes.md); graded beside "
-                          "--policy's (default: default); install with `compaction-harness runtimes install NAME`")
+                          "codex, codex-remote, opencode, gemini-cli, claude-code, qwen-code, or an adapter .toml of "
+                          "your own (docs/runtimes.md); @VERSION: another published release, side by side; graded "
+                          "beside --policy's (default: default); install with `compaction-harness runtimes install "
+                          "NAME[@VERSION]`")
     run.add_argument("--runtime-compaction", choices=("on", "off"), default="on",
                      help="off: the runtime's control, its own compaction switched off (what its own tool-output "
                           "cuts lose)")

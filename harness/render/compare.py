@@ -17,6 +17,7 @@ from harness.render.definitions import QUESTIONS, markdown_questions
 from harness.render.format import fixed, headline_rate, number, rate_percent, sourced_dollars, wilson_rate
 from harness.render.headline import group_counts, testing_phrase
 from harness.render.points import markdown_compaction_points
+from harness.render.releases import markdown as release_lines
 from harness.results.folder import write_json
 
 Cell = Callable[[dict[str, Any]], str]
@@ -122,7 +123,8 @@ def markdown(result: dict[str, Any]) -> str:
     lines += ["| " + " | ".join(pair_cells(p)) + " |" for p in result["pairs"]]
     notes = void_notes(result)
     lines += [""] + [f"- **Void:** {n}" for n in notes] if notes else []
-    return "\n".join(lines + markdown_flips(result) + markdown_questions() + controls_markdown(result)) + "\n"
+    changed = [line for change in result.get("releases", ()) for line in ["", *release_lines(change)]]
+    return "\n".join(lines + markdown_flips(result) + markdown_questions() + controls_markdown(result) + changed) + "\n"
 
 
 def _credit_cell(c: dict[str, Any]) -> str:

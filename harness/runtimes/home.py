@@ -11,7 +11,9 @@ from typing import Any
 
 from harness.atomic import write_atomic
 from harness.errors import InputError
+from harness.runtimes import node, trigger
 from harness.runtimes.adapter import RuntimeAdapter, fill
+from harness.runtimes.cache import cache_root
 
 PASSED_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ", "TMPDIR")
 
@@ -34,8 +36,27 @@ def values(adapter: RuntimeAdapter, binary: Path, home: Path, workspace: Path, s
               "max_output": settings.max_output}
     if adapter.assumed_window:
         filled["trigger_share"] = f"{adapter.trigger_at * settings.window / adapter.assumed_window:.6g}"
+    filled.update(trigger_values(adapter, settings.window, settings.max_output))
+    if adapter.node:
+        filled["node_bin"] = str(node.bin_dir(cache_root(), adapter.node))
     switch = adapter.compaction_on if settings.compaction else adapter.compaction_off
     return {**filled, "compaction_setting": fill(switch, filled, f"{adapter.source}: compaction")}
+
+
+def trigger_values(adapter: RuntimeAdapter, window: int, max_output: int) -> dict[str, str]:
+    """`trigger` (tokens at which the adapter's rule compacts on a model of `window`) and each of its
+    [compaction.values], as placeholders; none for an adapter that states no rule."""
+    if adapter.trigger is None:
+        return {}
+    names = {"window": window, "max_output": max_output, "assumed_window": adapter.assumed_window or window}
+    names["trigger"] = trigger.evaluate(adapter.trigger, names)
+    found = {"trigger": f"{round(names['trigger'])}", "assumed_window": str(names["assumed_window"])}
+    for key, text in adapter.derived.items():
+        try:
+            found[key] = f"{trigger.evaluate(text, names):.6g}"
+        except trigger.BadExpression as exc:
+            raise InputError(adapter.source, None, f"compaction.values.{key}", f"at window {window}: {exc}") from None
+    return found
 
 
 def prepare(adapter: RuntimeAdapter, filled: dict[str, Any], workspace: Path,

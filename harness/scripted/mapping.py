@@ -23,11 +23,15 @@ class NoToolForCall(Exception):
     """The request offers neither a shell tool nor a read tool."""
 
 
-def mapped_call(call: ScriptCall, tools: tuple[dict[str, Any], ...], workspace: Path | None) -> ToolCallSpec:
+SHELL_COMMAND = "cat {fixture}"  # what a shell tool runs; a runtime adapter may say otherwise ([tools] shell_command)
+
+
+def mapped_call(call: ScriptCall, tools: tuple[dict[str, Any], ...], workspace: Path | None,
+                command: str = SHELL_COMMAND) -> ToolCallSpec:
     """The call the runtime should run to print `call`'s recorded output."""
     shell = _find(tools, SHELL_NAMES, COMMAND_FIELDS)
     if shell is not None:
-        return ToolCallSpec(call.id, shell["name"], _shell_arguments(shell, f"cat {call.fixture}"))
+        return ToolCallSpec(call.id, shell["name"], _shell_arguments(shell, command.format(fixture=call.fixture)))
     reader = _find(tools, READ_NAMES, PATH_FIELDS)
     if reader is not None:
         path = str(workspace / call.fixture) if workspace is not None else call.fixture

@@ -23,7 +23,7 @@ from harness.models.emulator.reply import Exchange, Reply
 from harness.scripted.alignment import drift
 from harness.scripted.faults import FaultPlan, SummaryFault, cut
 from harness.scripted.log import RequestLog
-from harness.scripted.mapping import NoToolForCall, mapped_call
+from harness.scripted.mapping import SHELL_COMMAND, NoToolForCall, mapped_call
 from harness.scripted.signatures import Signatures
 from harness.scripted.steps import Script, ScriptStep
 
@@ -56,8 +56,9 @@ class ScriptedModel:
 
     def __init__(self, script: Script, *, signatures: Signatures, summarizer: ModelClient,
                  workspace: str | Path | None = None, log: RequestLog | None = None, side_reply: str = SIDE_REPLY,
-                 fault: SummaryFault | None = None):
+                 fault: SummaryFault | None = None, shell_command: str = SHELL_COMMAND):
         self.script, self.signatures, self.summarizer = script, signatures, summarizer
+        self.shell_command = shell_command  # what a recorded call runs through a shell tool
         self.faults = FaultPlan(fault)
         self._injected: dict[int, str] = {}  # id of a request being answered -> the fault it got
         self.workspace = Path(workspace).resolve() if workspace is not None else None
@@ -67,6 +68,7 @@ class ScriptedModel:
         self.side_requests = 0
         self.stopped: str | None = None
         self._last: tuple[str, Reply] | None = None  # (fingerprint of the last turn request, its reply)
+        self._summaries: set[str] = set()  # every summary answered, to know it when it comes back newest
         self._lock = threading.Lock()
 
     def __call__(self, request: ModelRequest, exchange: Exchange) -> Reply:
@@ -107,11 +109,15 @@ class ScriptedModel:
         resumed = False
         if self.stopped is None:
             step = self.script.steps[self.used] if self.used < len(self.script.steps) else None
-            resumed = step is not None and self.signatures.resumes(request, exchange.headers)
+            resumed = step is not None and (self.signatures.resumes(request, exchange.headers)
+                                            or self._hands_back(request))
             self.stopped = None if resumed else drift(step, len(self.script.steps), request)
+            if self.stopped is not None:  # a release whose prompt changed shows here: the signature is one line
+                self.stopped += f"; {self.signatures.names[0] if len(self.signatures.names) == 1 else 'its'} " \
+                                f"compaction signatures: {self.signatures.describe()}"
             if self.stopped is None and step is not None:
                 try:
-                    reply = _reply_for(step, request, self.workspace)
+                    reply = _reply_for(step, request, self.workspace, self.shell_command)
                 except NoToolForCall as exc:
                     self.stopped = f"step {step.number}: {exc}"
         if reply is None:
@@ -121,6 +127,12 @@ class ScriptedModel:
         self._last = (fingerprint, reply)
         self._record(exchange, "turn", self.used, "after the runtime's compaction" if resumed else None)
         return reply
+
+    def _hands_back(self, request: ModelRequest) -> bool:
+        """The newest message is a summary this model wrote: the runtime goes on after compacting mid-turn with
+        nothing newer (Codex's remote compaction item, unsealed by the emulator, ends its input)."""
+        last = request.messages[-1] if request.messages else None
+        return last is not None and last.role == "user" and last.content.strip() in self._summaries
 
     # -- compactions
 
@@ -132,6 +144,7 @@ class ScriptedModel:
             raise EmulatorError(400, "invalid_request_error", f"summarizer {self.summarizer.spec}: {exc}") from None
         with self._lock:
             self.compactions += 1
+            self._summaries.add(response.text.strip())
         return Reply(response.text, (), "length" if response.truncated else "stop")
 
     def _faulted(self, request: ModelRequest, fault: str) -> Reply:
@@ -145,8 +158,8 @@ class ScriptedModel:
                            stream=exchange.stream, kind=kind, step=step, note=note)
 
 
-def _reply_for(step: ScriptStep, request: ModelRequest, workspace: Path | None) -> Reply:
-    calls = tuple(mapped_call(call, request.tools, workspace) for call in step.calls)
+def _reply_for(step: ScriptStep, request: ModelRequest, workspace: Path | None, command: str) -> Reply:
+    calls = tuple(mapped_call(call, request.tools, workspace, command) for call in step.calls)
     return Reply(step.text, calls, "tool_calls" if calls else "stop")
 
 

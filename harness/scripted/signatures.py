@@ -26,6 +26,12 @@ class Pattern:
     text: str
     anywhere: bool = False
 
+    def describe(self) -> str:
+        if self.where.startswith("header:"):
+            return f"header {self.where[len('header:'):]} matching {self.text!r}"
+        where = "system text" if self.where == "system" else "newest user text"
+        return f"{where} {'containing' if self.anywhere else 'opening with'} {self.text!r}"
+
     def matches(self, system: str, user: str, headers: dict[str, str]) -> bool:
         if self.where.startswith("header:"):
             value = headers.get(self.where[len("header:"):], "")
@@ -42,9 +48,8 @@ class Signatures:
     patterns: dict[str, tuple[Pattern, ...]]
 
     def classify(self, request: ModelRequest, headers: dict[str, str]) -> str:
-        """"compaction", "side" or "turn". A request offering tools is a turn whatever its text."""
-        if request.tools:
-            return "turn"
+        """"compaction", "side" or "turn", by signature alone: what else the request carries does not decide
+        (Claude Code's summarization request offers its tools and puts its prompt after the last tool result)."""
         for kind in ("compaction", "side"):
             if self._any(kind, request, headers):
                 return kind
@@ -62,6 +67,12 @@ class Signatures:
         user = newest_user_text(request) if user is None else user
         lowered = {k.lower(): v for k, v in headers.items()}
         return any(p.matches(system, user, lowered) for p in self.patterns.get(kind, ()))
+
+
+    def describe(self, kind: str = "compaction") -> str:
+        """The `kind` patterns a request was tried against, as a drift error names them."""
+        found = self.patterns.get(kind, ())
+        return "; ".join(p.describe() for p in found) if found else "none declared"
 
 
 def newest_user_text(request: ModelRequest) -> str:

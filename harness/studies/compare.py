@@ -21,6 +21,7 @@ from harness.run import workers
 from harness.run.preflight import preflight
 from harness.run.config import RunConfig
 from harness.run.matrix import default_run_id, matrix, parse_shard, results_path, run_cases
+from harness.studies import releases
 from harness.studies.gate import outcomes, paired_headline, summary_testing
 from harness.studies.margins import SEPARATES, margin
 
@@ -62,7 +63,21 @@ def comparison(runs: list[dict[str, Any]]) -> dict[str, Any]:
                  else {})}
              for i, j in combinations(range(len(runs)), 2)]
     controls = control_study(runs)
-    return {"grade": grade, "runs": columns, "pairs": pairs, **({"controls": controls} if controls else {})}
+    found = release_changes(runs, pairs)
+    return {"grade": grade, "runs": columns, "pairs": pairs, **({"controls": controls} if controls else {}),
+            **({"releases": found} if found else {})}
+
+
+def release_changes(runs: list[dict[str, Any]], pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each pair of runs that drove two releases of one runtime: what changed (studies/releases.py), the probes
+    the later-named run lost and gained being the pair's flips."""
+    found = []
+    for (i, j), pair in zip(combinations(range(len(runs)), 2), pairs):
+        a, b = (runs[k]["configuration"].get("runtime") for k in (i, j))
+        if a and b and a != b and a.partition("@")[0] == b.partition("@")[0]:
+            found.append(releases.changes(releases.profile(runs[i]), releases.profile(runs[j]),
+                                          pair["passes_only_in_a"], pair["passes_only_in_b"]))
+    return found
 
 
 

@@ -17,7 +17,9 @@ from harness.run.config import RunConfig, policy_config
 from harness.runtimes.driver import drive
 from harness.runtimes.install import Installed
 
-PEERS = {"pi": "pi", "codex": "codex", "opencode": "opencode", "gemini-cli": "gemini-cli"}
+# the harness peer of each runtime (codex-remote: Codex's trigger and kept user messages, whoever summarizes)
+PEERS = {"pi": "pi", "codex": "codex", "codex-remote": "codex", "opencode": "opencode", "gemini-cli": "gemini-cli",
+         "claude-code": "claude-code"}
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from harness.results.folder import SCHEMA_VERSION, read_json, write_json
 from harness.results.headline import group_of
 from harness.results.shape import check_baseline
 from harness.results.versions import current
+from harness.studies import releases
 from harness.studies.failed_requests import failed_requests
 
 BASELINE_KIND = "compaction-harness-baseline"
@@ -116,6 +117,7 @@ def make_baseline(run: dict[str, Any]) -> dict[str, Any]:
                        "judged": aggregates.get("judged")},
         "probes": outcomes(run),
         "tests_summary": sorted(summary_testing(run, grade)),
+        **({"runtime": found} if (found := releases.profile(run)) else {}),
     }
 
 
@@ -207,6 +209,7 @@ class Verdict:
     config_changes: list[str] = field(default_factory=list)  # gated across with --allow-config-change
     failed_requests: dict[str, str] = field(default_factory=dict)  # not measured: never a quiet pass
     over_budget: int = 0  # summaries of the run longer than their budget (graded cut to it)
+    release: dict[str, Any] | None = None  # a runtime's release change (studies/releases.py), gated across
 
     @property
     def exit_code(self) -> int:
@@ -219,7 +222,7 @@ class Verdict:
                 "testing_in": self.testing_in, "paired": self.stats, "regressions": self.regressions,
                 "improvements": self.improvements, "failures": self.failures, "judged": self.judged,
                 "config_changes": self.config_changes, "failed_requests": self.failed_requests,
-                "over_budget": self.over_budget, "probes": self.rows}
+                "over_budget": self.over_budget, "release": self.release, "probes": self.rows}
 
 
 def gate(run: dict[str, Any], baseline: dict[str, Any], thresholds: Thresholds, *,
@@ -269,8 +272,10 @@ def gate(run: dict[str, Any], baseline: dict[str, Any], thresholds: Thresholds, 
                         f"{lead['ci95'][1]:.3f}]) > min effect {thresholds.min_effect}")
     judged = {"baseline": baseline.get("aggregates", {}).get("judged"), "now": run["aggregates"].get("judged")}
     over = (run["aggregates"].get("summary") or {}).get("over_budget", 0)
+    release = releases.changes(baseline.get("runtime"), releases.profile(run), regressions, improvements)
     return Verdict(deterministic, grade, regressions, improvements, failures, rows, stats, lead, testing_in,
-                   judged if any(judged.values()) else None, changes, failed, over)
+                   judged if any(judged.values()) else None, changes, failed, over,
+                   release if release and changes else None)
 
 
 def _testing_pairs(run: dict[str, Any], baseline: dict[str, Any],

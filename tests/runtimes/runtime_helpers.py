@@ -33,3 +33,20 @@ def small_tail_pi(pi: Installed, folder: Path) -> Path:
     path = folder / "pi-small-tail.toml"
     path.write_text(text)
     return path
+
+
+def drive_whole(name: str, case_dir: Path, log_dir: Path):
+    """The installed runtime `name` driven through the case with the builtin summarizer: every step used and
+    every recorded tool output sent back. Returns (case, drive)."""
+    from harness.cases import load_case
+    from harness.models.builtin import BuiltinClient
+    from harness.runtimes.driver import drive
+    from harness.runtimes.record import sent_outputs
+
+    found = require(name)
+    case = load_case(case_dir)
+    done = drive(case, found.adapter, found.binary, found.version, BuiltinClient(), log_dir)
+    assert done.ok, done.failure
+    assert done.outcome.used == done.outcome.steps
+    assert set(sent_outputs(done)) == {m.tool_call_id for m in case.session.messages if m.role == "tool"}
+    return case, done

@@ -7,23 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from harness.cases import load_case
-from harness.models.builtin import BuiltinClient
-from harness.runtimes.driver import drive
-from harness.runtimes.record import sent_outputs
-from runtime_helpers import CASE, require
+from runtime_helpers import CASE, drive_whole
 
 pytestmark = pytest.mark.runtime
 
 
 def test_gemini_cli_compacts_in_two_calls_and_goes_on(tmp_path):
-    gemini = require("gemini-cli")
-    case = load_case(CASE)
-    done = drive(case, gemini.adapter, gemini.binary, gemini.version, BuiltinClient(), tmp_path)
-    assert done.ok, done.failure
-    assert done.outcome.used == done.outcome.steps == 69
-    recorded = {m.tool_call_id for m in case.session.messages if m.role == "tool"}
-    assert set(sent_outputs(done)) == recorded
+    _, done = drive_whole("gemini-cli", CASE, tmp_path)
+    assert done.outcome.steps == 69
     assert done.compactions, "at 0.5 of a 32K window it compacts this case"
     for found in done.compactions:
         assert len(found.requests) == 2  # the snapshot, then "Critically evaluate the <state_snapshot> ..."

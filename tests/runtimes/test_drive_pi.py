@@ -88,9 +88,10 @@ def test_run_grades_the_runtime_beside_the_default_policy(tmp_path):
 
 
 def test_an_adapter_written_from_the_doc_alone_runs(tmp_path):
-    """The fields docs/runtimes.md lists, written by hand for pi under another name, its bin on disk."""
+    """The fields docs/runtimes.md lists, written by hand for pi under another name, its bin on disk; the run
+    folder is named after the adapter's `name`, not its file's."""
     pi = require("pi")
-    adapter = tmp_path / "my-pi.toml"
+    adapter = tmp_path / "adapter-file.toml"
     adapter.write_text(f'''
 name = "my-pi"
 version = "{pi.version}"
@@ -124,3 +125,4 @@ compaction.system = ["You are a context summarization assistant"]
     assert main(["run", "--runtime", str(adapter), "--policy", "truncate", "--cases", "edge-32k-window",
                  "--window", str(WINDOW), "--out", str(out)]) == 0
     assert any(p.name.startswith("runtime-my-pi") for p in out.iterdir())
+    assert not any("adapter-file" in p.name for p in out.iterdir())

@@ -75,7 +75,9 @@ def test_served_on_loopback_one_case_completes_one_drifts_and_the_report_says_wh
     expected = script_from_session(load_case(CASE).session).steps[1].before[0].describe()
     assert out.splitlines() == [
         f"edge-32k-window: 1 of 69 steps used, 0 compaction request(s), 0 side request(s); stopped: drift at step 2: "
-        f"expected {expected}, got a tool result for call call_0001 'something else'; exit 1",
+        f"expected {expected}, got a tool result for call call_0001 'something else'; the request (a turn: no "
+        f"compaction or side signature matched; 3 messages, 1 tools): last text block from the tool 'something else'; "
+        f"opencode compaction signatures: system text opening with 'You are a context summarization agent'; exit 1",
         "desktop-go-env-config: 17 of 17 steps used, 0 compaction request(s), 0 side request(s); exit 0"]
     logged = [json.loads(line) for line in (tmp_path / "edge-32k-window.requests.jsonl").read_text().splitlines()]
     assert [(r["kind"], r["step"]) for r in logged] == [("turn", 1), ("turn", None)]

@@ -177,6 +177,9 @@ class Emulator:
         self._check_window(model, len(tokens), int(asked or 0), "responses")
         cached = self.openai_cache.lookup_and_store(model, tokens)
         reply = self._reply(request, seen, fault == "truncate")
+        if responses.triggered(payload):  # remote compaction: the reply's text leaves only sealed, as one item
+            return responses.triggered_body(serial, int(self.clock()), model, compaction.seal(reply.text), len(tokens),
+                                            cached, reply.output_tokens)
         return responses.response_body(serial, int(self.clock()), model, reply, len(tokens), cached)
 
     def _gemini(self, payload: dict, serial: int, fault: str | None, seen: Exchange) -> dict:

@@ -21,9 +21,13 @@ STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_
 
 def request_from_anthropic(payload: dict, limit: int) -> ModelRequest:
     messages: list[ChatMessage] = []
+    system = [text_of(payload.get("system"))]
     for message in payload.get("messages") or []:
         content = message.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+        if message.get("role") == "system":  # a mid-conversation system message (Claude Code's environment)
+            system.append(text_of(blocks))
+            continue
         if message.get("role") == "assistant":
             calls = tuple(ToolCallSpec(b.get("id", ""), b.get("name", ""), b.get("input") or {})
                           for b in blocks if b.get("type") == "tool_use")
@@ -36,7 +40,7 @@ def request_from_anthropic(payload: dict, limit: int) -> ModelRequest:
         text = text_of([b for b in blocks if b.get("type") == "text"])
         if text or not any(b.get("type") == "tool_result" for b in blocks):
             messages.append(ChatMessage("user", text))
-    return ModelRequest(payload.get("model", ""), text_of(payload.get("system")) or None, tuple(messages), limit,
+    return ModelRequest(payload.get("model", ""), "\n\n".join(t for t in system if t) or None, tuple(messages), limit,
                         tools=neutral_tools(payload.get("tools")))
 
 

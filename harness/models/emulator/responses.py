@@ -8,12 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 from harness.models.base import ChatMessage, ModelRequest, ToolCallSpec
+from harness.models.emulator.compaction import DEFAULT_PROMPT as PROVIDER_PROMPT
 from harness.models.emulator.faults import EmulatorError
 from harness.models.emulator.reply import Reply, arguments
 from harness.models.emulator.sealing import unseal
 from harness.models.emulator.wire import json_object, neutral_tools, text_of
 
 IGNORED_ITEMS = ("reasoning",)  # a runtime's own reasoning summaries sent back: not model input here
+TRIGGER = "compaction_trigger"  # on the normal stream: compact now, answered by exactly one compaction item
 
 
 def input_items(payload: dict[str, Any]) -> list[dict[str, Any]]:
@@ -35,6 +37,8 @@ def request_from_responses(payload: dict[str, Any], limit: int) -> ModelRequest:
         kind = item.get("type", "message")
         if kind == "compaction":
             messages.append(ChatMessage("user", unseal(item.get("encrypted_content"))))
+        elif kind == TRIGGER:  # the provider's own prompt stands where the client asks it to compact
+            messages.append(ChatMessage("user", PROVIDER_PROMPT))
         elif kind == "function_call":
             call = ToolCallSpec(item.get("call_id", ""), item.get("name", ""), json_object(item.get("arguments")))
             if messages and messages[-1].role == "assistant":
@@ -53,6 +57,19 @@ def request_from_responses(payload: dict[str, Any], limit: int) -> ModelRequest:
             raise EmulatorError(400, "invalid_request_error", f"input item type {kind!r} is not supported here")
     return ModelRequest(payload.get("model", ""), "\n".join(system) or None, tuple(messages), limit,
                         tools=neutral_tools(payload.get("tools")))
+
+
+def triggered(payload: dict[str, Any]) -> bool:
+    """The request asks the provider to compact on the normal /responses stream (Codex's remote compaction)."""
+    return any(isinstance(item, dict) and item.get("type") == TRIGGER for item in input_items(payload))
+
+
+def triggered_body(serial: int, created: int, model: str, sealed: str, prompt: int, cached: int, output: int) -> dict:
+    """The answer to a compaction trigger: exactly one `compaction` output item, its summary sealed."""
+    item = {"type": "compaction", "id": f"cmp_emu_{serial}", "encrypted_content": sealed, "created_by": "emulator"}
+    return {"id": f"resp_emu_{serial}", "object": "response", "created_at": created, "model": model,
+            "status": "completed", "incomplete_details": None, "output": [item], "parallel_tool_calls": True,
+            "tool_choice": "auto", "tools": [], "error": None, "usage": usage(prompt, cached, output)}
 
 
 def usage(prompt: int, cached: int, output: int) -> dict[str, Any]:

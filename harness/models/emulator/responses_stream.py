@@ -29,6 +29,9 @@ def responses_stream(body: dict[str, Any]) -> bytes:
     for index, item in enumerate(body["output"]):
         if item["type"] == "function_call":
             events += _call_events(send, index, item)
+        elif item["type"] == "compaction":  # opaque: added and done whole, no deltas
+            events += [send("response.output_item.added", output_index=index, item=item),
+                       send("response.output_item.done", output_index=index, item=item)]
         else:
             events += _message_events(send, index, item)
     final = "response.incomplete" if body["status"] == "incomplete" else "response.completed"
