@@ -3,9 +3,9 @@ harness's model server, send it a case's user prompts, and tell its requests apa
 the driver reads these fields and nothing else (docs/runtimes.md lists them).
 
 Templates use `${name}` placeholders (string.Template), so JSON and TOML braces need no escaping. The driver
-fills: bin, home, workspace, base_url, model, window, max_output, prompt, compaction_setting, trigger_share (with
-[compaction] assumed_window), and each name of the adapter's [settings] table (its default, or the run's
-`--runtime-set NAME=VALUE`).
+fills: bin, home, workspace, adapter_dir (the adapter file's folder: a driver script beside it), base_url, model,
+window, max_output, prompt, compaction_setting, trigger_share (with [compaction] assumed_window), and each name
+of the adapter's [settings] table (its default, or the run's `--runtime-set NAME=VALUE`).
 """
 
 from __future__ import annotations
@@ -51,6 +51,10 @@ class RuntimeAdapter:
     # {kind: {system|user|headers: [...]}}, read by harness/scripted/signatures.py
     signatures: dict[str, Any] = field(default_factory=dict)
     source: str = field(default="", compare=False)
+    pip: str | None = None  # a pip runtime: its lock folder harness/runtimes/pip/<pip>/ (pip_install.py)
+    # it can compact without a model call (Inspect's edit and trim): a turn request that does not carry the
+    # one before it on is a compaction (capture.py)
+    edits_context: bool = False
 
     @property
     def pin(self) -> str:
@@ -122,7 +126,15 @@ def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
         shell_tools=tools.argv("shell"), read_tools=tools.argv("read", required=False),
         settings=table.strings("settings"), signatures=_signatures(table), source=where,
         assumed_window=_assumed_window(compaction),
-        trigger_at=float(compaction.number("trigger_at", 1.0)))
+        trigger_at=float(compaction.number("trigger_at", 1.0)), pip=_pip(install, where),
+        edits_context=compaction.data.get("edits_context") is True)
+
+
+def _pip(install: _Table, where: str) -> str | None:
+    pip = install.text("pip", required=False)
+    if pip is not None and install.data.get("npm") is not None:
+        raise InputError(where, None, "install", "npm and pip: a runtime installs from one of them")
+    return pip
 
 
 def _assumed_window(compaction: _Table) -> int | None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import HarnessError
+from harness.runtimes import pip_install
 from harness.runtimes.adapter import RuntimeAdapter
 
 LOCKFILES = Path(__file__).parent / "npm"
@@ -23,7 +24,8 @@ def cache_root() -> Path:
 
 
 def install_dir(adapter: RuntimeAdapter) -> Path:
-    return cache_root() / f"{adapter.name}-{adapter.version}"
+    # a pip runtime's venv is shared by its adapters (inspect-summary, inspect-edit, ...: one Inspect install)
+    return cache_root() / f"{adapter.pip or adapter.name}-{adapter.version}"
 
 
 def install_command(adapter: RuntimeAdapter) -> str:
@@ -33,6 +35,12 @@ def install_command(adapter: RuntimeAdapter) -> str:
 def executable(adapter: RuntimeAdapter) -> Path:
     """The runtime's binary: the npm install's, or for an adapter without `npm` the bin as given or on PATH.
     Missing: one line naming the command that installs it."""
+    if adapter.pip:
+        found = pip_install.binary(install_dir(adapter), adapter.bin)
+        if found is not None:
+            return found
+        raise HarnessError(f"runtime {adapter.pin} is not installed (looked in {install_dir(adapter)}); "
+                           f"install it with: {install_command(adapter)}")
     if adapter.npm:
         path = install_dir(adapter) / "node_modules" / ".bin" / adapter.bin
         if path.exists():
@@ -69,7 +77,7 @@ def check_version(adapter: RuntimeAdapter, binary: Path, allow_drift: bool) -> s
 
 def install(adapter: RuntimeAdapter) -> Path:
     """`npm ci` of the pinned lockfile into the cache; returns the binary. Already there at its pin: nothing."""
-    if not adapter.npm:
+    if not adapter.npm and not adapter.pip:
         return executable(adapter)
     try:
         binary = executable(adapter)
@@ -77,6 +85,8 @@ def install(adapter: RuntimeAdapter) -> Path:
             return binary
     except HarnessError:
         pass
+    if adapter.pip:
+        return pip_install.install(adapter.pip, install_dir(adapter), adapter.bin)
     lock = LOCKFILES / adapter.name
     if not (lock / "package-lock.json").is_file():
         raise HarnessError(f"runtime {adapter.name}: no lockfile in {lock} (an adapter of your own with [install] "
