@@ -127,7 +127,14 @@ def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
         settings=table.strings("settings"), signatures=_signatures(table), source=where,
         assumed_window=_assumed_window(compaction),
         trigger_at=float(compaction.number("trigger_at", 1.0)), pip=_pip(install, where),
-        edits_context=compaction.data.get("edits_context") is True)
+        edits_context=_flag(compaction, "edits_context"))
+
+
+def _flag(table: _Table, key: str) -> bool:
+    value = table.data.get(key, False)
+    if not isinstance(value, bool):
+        raise InputError(table.where, None, f"{table.prefix}{key}", "must be true or false")
+    return value
 
 
 def _pip(install: _Table, where: str) -> str | None:

@@ -22,6 +22,28 @@ def test_shipped_adapters_load_with_their_pin_and_lockfile(name):
     assert adapter.version in lock.read_text()  # the lockfile pins the adapter's version
 
 
+INSPECT = ("inspect-summary", "inspect-edit", "inspect-trim", "inspect-auto")
+
+
+@pytest.mark.parametrize("name", INSPECT)
+def test_inspect_adapters_share_one_pip_install_pinned_by_hashes(name):
+    from harness.runtimes import install
+
+    adapter = A.load(name)
+    assert (adapter.pip, adapter.npm, adapter.mode) == ("inspect", None, "rpc")
+    assert install.install_dir(adapter).name == f"inspect-{adapter.version}"  # one venv for the four
+    lock = (Path(A.__file__).parent / "pip" / "inspect" / "requirements.txt").read_text()
+    assert f"inspect-ai=={adapter.version} \\" in lock and "--hash=sha256:" in lock
+    assert adapter.edits_context == (name in ("inspect-edit", "inspect-trim"))  # the two that make no call
+    assert adapter.compaction_on == name.removeprefix("inspect-") and adapter.compaction_off == "none"
+
+
+def test_npm_and_pip_together_are_refused(tmp_path):
+    text = (A.ADAPTERS / "inspect-summary.toml").read_text().replace('pip = "inspect"', 'pip = "inspect"\nnpm = "x"')
+    with pytest.raises(InputError, match="install: npm and pip"):
+        A.load(str(_write(tmp_path, text)))
+
+
 def test_version_suffix_must_be_the_pin():
     assert A.load("pi@0.73.1").version == "0.73.1"
     with pytest.raises(InputError, match="pins 0.73.1"):
@@ -29,7 +51,8 @@ def test_version_suffix_must_be_the_pin():
 
 
 def test_unknown_runtime_names_the_shipped_ones():
-    with pytest.raises(InputError, match="shipped: codex, gemini-cli, opencode, pi"):
+    with pytest.raises(InputError, match="shipped: codex, gemini-cli, inspect-auto, inspect-edit, inspect-summary, "
+                                         "inspect-trim, opencode, pi"):
         A.load("nope")
 
 
