@@ -117,6 +117,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--shard", metavar="I/N", help="run a deterministic 1/N of the case x configuration matrix")
     run.add_argument("--include-drafts", action="store_true",
                      help="also run probes marked draft = true (unreviewed; skipped by default)")
+    run.add_argument("--inspect-log", metavar="DIR", type=Path,
+                     help="also write each configuration's run as an Inspect AI log (.eval) into DIR, to open in "
+                          "`inspect view` (needs the inspect extra; docs/inspect.md)")
     options.add_json(run, "print the run's summary as one JSON document")
     run.epilog = help_epilog()
     run.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -135,6 +138,10 @@ def command(args: argparse.Namespace) -> int:
     run_options = RunOptions(out=Path(args.out) if args.out else None, label=args.label, resume=args.resume,
                              repeat=effective_repeat(configs, args.repeat), concurrency=args.concurrency,
                              shard=args.shard, jobs=args.jobs)
+    if args.inspect_log is not None:  # before any request: an unwritable folder is a usage error, not a lost run
+        from harness.results.inspect_log import check_writable
+
+        check_writable(args.inspect_log)
     cases = options.selected_cases(args)
     if not args.include_drafts:
         from harness.cases.drafts import without_drafts
@@ -151,7 +158,17 @@ def command(args: argparse.Namespace) -> int:
     with one_run():
         result = run_configurations(cases, configs, run_options, RunProgress(as_json=args.json))
     show_runs(result, as_json=args.json)
+    if args.inspect_log is not None:
+        write_inspect_logs(result.runs, cases, args.inspect_log)
     return 1 if result.failed else 0
+
+
+def write_inspect_logs(runs, cases: list, directory: Path) -> None:
+    from harness.render.console import stderr
+    from harness.results.inspect_log import write
+
+    for finished in runs:
+        stderr().print(f"Inspect log: {write(finished.run, finished.folder.path, cases, directory)}", markup=False)
 
 
 def price_first(args: argparse.Namespace, cases: list, configs: list[RunConfig]) -> bool:
