@@ -22,7 +22,7 @@ def test_shipped_adapters_load_with_their_pin_and_lockfile(name):
     assert adapter.version in lock.read_text()  # the lockfile pins the adapter's version
 
 
-INSPECT = ("inspect-summary", "inspect-edit", "inspect-trim", "inspect-auto")
+INSPECT = ("inspect-summary", "inspect-edit", "inspect-trim", "inspect-auto", "inspect-native")
 
 
 @pytest.mark.parametrize("name", INSPECT)
@@ -31,10 +31,12 @@ def test_inspect_adapters_share_one_pip_install_pinned_by_hashes(name):
 
     adapter = A.load(name)
     assert (adapter.pip, adapter.npm, adapter.mode) == ("inspect", None, "rpc")
-    assert install.install_dir(adapter).name == f"inspect-{adapter.version}"  # one venv for the four
+    assert install.install_dir(adapter).name == f"inspect-{adapter.version}"  # one venv for the five
     lock = (Path(A.__file__).parent / "pip" / "inspect" / "requirements.txt").read_text()
     assert f"inspect-ai=={adapter.version} \\" in lock and "--hash=sha256:" in lock
-    assert adapter.edits_context == (name in ("inspect-edit", "inspect-trim"))  # the two that make no call
+    # edit and trim make no call; native's goes to the provider's /responses/compact, which the emulator answers
+    assert adapter.edits_context == (name in ("inspect-edit", "inspect-trim", "inspect-native"))
+    assert adapter.wire == ("responses" if name == "inspect-native" else "openai-chat")
     assert adapter.compaction_on == name.removeprefix("inspect-") and adapter.compaction_off == "none"
 
 
@@ -51,8 +53,8 @@ def test_version_suffix_must_be_the_pin():
 
 
 def test_unknown_runtime_names_the_shipped_ones():
-    with pytest.raises(InputError, match="shipped: codex, gemini-cli, inspect-auto, inspect-edit, inspect-summary, "
-                                         "inspect-trim, opencode, pi"):
+    with pytest.raises(InputError, match="shipped: codex, gemini-cli, inspect-auto, inspect-edit, inspect-native, "
+                                         "inspect-summary, inspect-trim, opencode, pi"):
         A.load("nope")
 
 
