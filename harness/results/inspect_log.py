@@ -150,6 +150,7 @@ def _samples(run: dict[str, Any], key: str, record: dict[str, Any], contexts: di
             metadata={"case": record.get("case") or key, "pool": record.get("pool"), "probe": probe["id"],
                       "kind": probe.get("kind"), "point": probe["at"], "question": probe.get("question"),
                       "configuration": _label(run), "valid": probe.get("valid"),
+                      "invalid_reason": probe.get("invalid_reason"),
                       "floor_survives": probe.get("floor_survives"),
                       "compactions_before": probe.get("compactions_before")}))
     return out
