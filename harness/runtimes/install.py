@@ -1,6 +1,7 @@
 """Where a runtime lives and whether it is the pinned version. Shipped runtimes install with `npm ci` from the
-lockfile beside their adapter (harness/runtimes/npm/NAME/) into a cache the project owns, never into git:
-`$COMPACTION_HARNESS_RUNTIMES` or ~/.cache/compaction-harness/runtimes, one folder per NAME-VERSION."""
+lockfile beside their adapter (harness/runtimes/npm/NAME/), or with pip from a hashed one (pip_install.py), into
+a cache the project owns, never into git: `$COMPACTION_HARNESS_RUNTIMES` or ~/.cache/compaction-harness/runtimes,
+one folder per NAME-VERSION."""
 
 from __future__ import annotations
 
