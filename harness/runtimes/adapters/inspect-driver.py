@@ -38,6 +38,7 @@ MODEL = "openai/{name}"
 _out = threading.Lock()
 _prompts: queue.Queue[str | None] = queue.Queue()
 _busy = threading.Event()  # a run is going on (pi's isStreaming)
+_input_ended = threading.Event()  # the agent was told the case is over (not: it gave up by itself)
 
 
 def emit(event: dict) -> None:
@@ -85,6 +86,7 @@ async def next_prompt(state: AgentState) -> bool | str:
     emit({"type": "agent_end", "messages": []})
     prompt = await anyio.to_thread.run_sync(_prompts.get)
     if prompt is None:
+        _input_ended.set()
         return False
     emit({"type": "agent_start"})
     return prompt
@@ -146,17 +148,39 @@ def main() -> int:
     task = Task(dataset=[Sample(input=first, files=workspace_files(workspace))], solver=agent, sandbox="local")
     logs = inspect_eval(task, model=model, model_base_url=args.base_url,
                         model_args={"responses_api": args.responses_api == "true"}, display="none",
-                        log_dir=str(home / "inspect-logs"), max_tokens=args.max_output, fail_on_error=True, score=False)
+                        log_dir=str(home / "inspect-logs"), max_tokens=args.max_output, fail_on_error=True,
+                        score=False)
     log = logs[0]
-    for sample in log.samples or ():
-        if sample.limit is not None:  # Inspect ended the sample at one of its limits: say which
-            print(f"inspect ended the sample at its {sample.limit.type} limit ({sample.limit.limit})", file=sys.stderr)
     if log.status != "success":
         message = log.error.message if log.error else log.status
         emit({"type": "agent_end", "messages": [{"stopReason": "error", "errorMessage": message}]})
         print(f"inspect eval ended {log.status}: {message}", file=sys.stderr)
         return 1
+    if not _input_ended.is_set():  # the agent ended its run by itself, prompts still to come: say why, as pi does
+        gave_up(why_it_ended(log))
     return 0
+
+
+def why_it_ended(log) -> str:
+    """The sample's limit, or the last thing Inspect's transcript said (e.g. "Agent terminated: model context
+    window exceeded")."""
+    for sample in log.samples or ():
+        if sample.limit is not None:
+            return f"inspect ended the sample at its {sample.limit.type} limit ({sample.limit.limit})"
+        said = [e.data for e in sample.events if getattr(e, "event", None) == "info" and isinstance(e.data, str)]
+        if said:
+            return said[-1]
+    return "the agent ended its run"
+
+
+def gave_up(reason: str) -> None:
+    """The turn in flight ends in error, and so does every later prompt, until the input ends."""
+    print(reason, file=sys.stderr)
+    while True:
+        _busy.clear()
+        emit({"type": "agent_end", "messages": [{"stopReason": "error", "errorMessage": reason}]})
+        if _prompts.get() is None:
+            return
 
 
 if __name__ == "__main__":
