@@ -28,7 +28,8 @@ def test_summary_edit_and_trim_compactions_are_captured_and_graded(tmp_path):
         assert "Runtime compactions" in (folder / "report.md").read_text()
     summary, edit, trim, native = (drives[n]["compactions"] for n in ("summary", "edit", "trim", "native"))
     assert summary and all(c["calls"] == 1 and c["summary_chars"] > 0 for c in summary)
-    assert summary[0]["request"]["last_user"].lstrip().startswith("You are a helpful AI assistant tasked with summarizing")
+    prompt = summary[0]["request"]["last_user"].lstrip()
+    assert prompt.startswith("You are a helpful AI assistant tasked with summarizing")
     for found in (edit, trim, native):  # no call of the scripted model: what changed is what the next request carried
         assert found and all(c["calls"] == 0 and c["request"] is None and c["summary_chars"] == 0 for c in found)
     assert all(c["covers"] == 0 for c in edit)  # edit keeps every message, its old tool results cleared
