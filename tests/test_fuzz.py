@@ -197,7 +197,7 @@ def test_cassettes_and_prices(tmp_path):
 
 SAMPLE_OF = {"claude-code": "claude_code.jsonl", "claude-code-openai": "claude_code_openai.json",
              "codex": "codex.jsonl", "openai": "openai.json", "anthropic": "anthropic.json",
-             "mini-swe-agent": "mini_swe_agent.traj.json", "swe-agent": "swe_agent.traj"}
+             "mini-swe-agent": "mini_swe_agent.traj.json", "swe-agent": "swe_agent.traj", "atif": "atif.json"}
 
 
 def test_every_transcript_format_has_a_sample():

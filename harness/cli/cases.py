@@ -29,11 +29,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     importing.add_argument("file", metavar="FILE")
     importing.add_argument("--from", dest="source_format", default="auto", metavar="FORMAT",
                            help="auto (default), claude-code, claude-code-openai, codex, openai, anthropic, "
-                                "mini-swe-agent, swe-agent")
+                                "mini-swe-agent, swe-agent, atif")
     importing.add_argument("--out", required=True, metavar="DIR", help="the case folder (its name is the case id)")
     importing.add_argument("--window", type=int, help="context window (default: the transcript's or the model's)")
     importing.add_argument("--model", help="the session model (default: the transcript's)")
     importing.set_defaults(func=import_command)
+    exporting = cases_commands.add_parser("export", help="write a case's session in another format (ATIF)")
+    exporting.add_argument("case", metavar="CASE", help="a case id of the library, or a case folder")
+    exporting.add_argument("--to", dest="target_format", choices=("atif",), default="atif",
+                           help="atif (default): an ATIF v1.8 trajectory (docs/atif.md)")
+    exporting.add_argument("--out", required=True, metavar="FILE", help="the trajectory file to write")
+    options.add_cases_dir(exporting)
+    exporting.set_defaults(func=export_command)
     grading = cases_commands.add_parser("grade", help="grade one answer against one probe's matchers "
                                         "(exit 0 pass, 1 fail)")
     grading.add_argument("case", metavar="CASE", help="a case id or folder")
@@ -107,6 +114,24 @@ def import_command(args: argparse.Namespace) -> int:
 
     session, report, meta = import_transcript(args.file, args.source_format, window=args.window, model=args.model)
     show_import(write_case(args.out, session, report, meta), report)
+    return 0
+
+
+def export_command(args: argparse.Namespace) -> int:
+    import json
+
+    from harness.atomic import write_atomic
+    from harness.importers.atif import export_atif
+    from harness.render.console import stderr
+
+    from pathlib import Path
+
+    from harness.cases import discover
+
+    [case] = discover(args.cases_dir, [args.case])[:1] or [None]
+    document = export_atif(case.session, model=case.model_name, session_id=case.id, window=case.context_window)
+    write_atomic(Path(args.out), json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+    stderr().print(f"{case.id}: {len(document['steps'])} ATIF steps -> {args.out}", markup=False)
     return 0
 
 

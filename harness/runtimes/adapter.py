@@ -3,10 +3,11 @@ harness's model server, send it a case's user prompts, and tell its requests apa
 the driver reads these fields and nothing else (docs/runtimes.md lists them).
 
 Templates use `${name}` placeholders (string.Template), so JSON and TOML braces need no escaping. The driver
-fills: bin, home, workspace, base_url, model, window, max_output, prompt, compaction_setting, trigger_share (with
-[compaction] assumed_window), trigger, assumed_window and each [compaction.values] name (with [compaction] trigger),
-node_bin (with [install] node), and each name of the adapter's [settings] table (its default, or the run's
-`--runtime-set NAME=VALUE`). Every key is checked when the file is read (KEYS).
+fills: bin, home, workspace, adapter_dir (the adapter file's folder: a driver script beside it), base_url, model,
+window, max_output, prompt, compaction_setting, trigger_share (with [compaction] assumed_window), trigger,
+assumed_window and each [compaction.values] name (with [compaction] trigger), node_bin (with [install] node), and
+each name of the adapter's [settings] table (its default, or the run's `--runtime-set NAME=VALUE`). Every key is
+checked when the file is read (KEYS).
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ SIGNATURE_KINDS = ("compaction", "side", "resume")
 # Every key a table may hold: anything else (a misspelt `turn_timout_s`) is named when the file is read.
 KEYS = {"": ("name", "version", "wire", "install", "session", "env", "files", "compaction", "tools", "signatures",
              "settings", "workspace"),
-        "install": ("npm", "bin", "version_args", "node", "runtime"),
+        "install": ("npm", "pip", "bin", "version_args", "node", "runtime"),
         "session": ("mode", "first", "next", "command", "turn_timeout_s", "manual_compact"),
-        "compaction": ("on", "off", "assumed_window", "trigger_at", "trigger", "values"),
+        "compaction": ("on", "off", "assumed_window", "trigger_at", "trigger", "values", "edits_context"),
         "tools": ("shell", "read", "shell_command"),
         "workspace": ("config",)}
 PATTERN_PLACES = ("system", "user", "headers")
@@ -77,6 +78,10 @@ class RuntimeAdapter:
     workspace_config: tuple[str, ...] = ()
     source: str = field(default="", compare=False)
     pinned: str | None = None  # the adapter's own pin when `version` is another release (NAME@VERSION)
+    pip: str | None = None  # a pip runtime: its lock folder harness/runtimes/pip/<pip>/ (pip_install.py)
+    # it can compact without a model call (Inspect's edit and trim): a turn request that does not carry the
+    # one before it on is a compaction (capture.py)
+    edits_context: bool = False
 
     @property
     def pin(self) -> str:
@@ -122,7 +127,7 @@ def resolve(name: str) -> Path:
 
 
 def load(name: str) -> RuntimeAdapter:
-    """The adapter for `NAME`, `NAME@VERSION` (the version must be the adapter's pin) or a .toml path."""
+    """The adapter for `NAME`, `NAME@VERSION` (another published release of an npm runtime) or a .toml path."""
     base, _, wanted = name.partition("@") if not name.endswith(".toml") else (name, "", "")
     path = resolve(base)
     try:
@@ -133,6 +138,10 @@ def load(name: str) -> RuntimeAdapter:
     if wanted and wanted != adapter.version:
         if not _VERSION.fullmatch(wanted):
             raise InputError("--runtime", None, None, f"{name}: {wanted!r} is not a version (e.g. 0.73.1)")
+        if adapter.pip:
+            raise InputError("--runtime", None, None, f"{name}: {adapter.name} installs with pip from its hashed "
+                                                      f"lockfile, which pins {adapter.version}; other releases are "
+                                                      "npm runtimes' only")
         # another release of the same runtime: the same adapter (its signatures decide whether it still fits),
         # installed from the lockfile `runtimes install NAME@VERSION` resolved into the cache
         return replace(adapter, version=wanted, pinned=adapter.version)
@@ -163,7 +172,8 @@ def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
         node=install.version_text("node"), manual_compact=session.text("manual_compact", required=False),
         installed_as=install.text("runtime", required=False) or table.text("name"),
         shell_command=_shell_command(tools),
-        workspace_config=table.sub("workspace").argv("config", required=False))
+        workspace_config=table.sub("workspace").argv("config", required=False), pip=_pip(install, where),
+        edits_context=_flag(compaction, "edits_context"))
 
 
 def _shell_command(tools: _Table) -> str:
@@ -180,6 +190,20 @@ def _derived(compaction: _Table) -> dict[str, str]:
         raise InputError(compaction.where, None, "compaction.values", "derives from the trigger rule: add "
                                                                      "compaction.trigger")
     return {key: values.expression(key, rule.NAMES) for key in values.data}
+
+
+def _flag(table: _Table, key: str) -> bool:
+    value = table.data.get(key, False)
+    if not isinstance(value, bool):
+        raise InputError(table.where, None, f"{table.prefix}{key}", "must be true or false")
+    return value
+
+
+def _pip(install: _Table, where: str) -> str | None:
+    pip = install.text("pip", required=False)
+    if pip is not None and install.data.get("npm") is not None:
+        raise InputError(where, None, "install", "npm and pip: a runtime installs from one of them")
+    return pip
 
 
 def _assumed_window(compaction: _Table) -> int | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from harness.models.base import ChatMessage
+from harness.runtimes.edits import edited
 from harness.runtimes.observe import Observed
 from harness.scripted.steps import Script
 from harness.session import CompactionRecord, Session
@@ -34,13 +35,33 @@ class RuntimeCompaction:
     kept: tuple[dict[str, str], ...]
     mid_turn: bool
 
+    @property
+    def used_before(self) -> int:
+        """Script steps used when it happened (a compaction without a call: before the request after it)."""
+        return self.requests[0].used_before if self.requests else self.after.used_before if self.after else 0
+
     def record(self) -> CompactionRecord:
         meta: dict[str, Any] = {"kept_history": list(self.kept), "mid_turn": self.mid_turn,
                                 "requests": [r.seq for r in self.requests]}
         return CompactionRecord(self.summary, self.covers, self.position, ORIGIN, meta=meta)
 
 
-def compactions(seen: list[Observed], script: Script, session: Session) -> list[RuntimeCompaction]:
+def compactions(seen: list[Observed], script: Script, session: Session,
+                edits: bool = False) -> list[RuntimeCompaction]:
+    """`edits`: the runtime also compacts without a call (edits.py); those are found from its requests."""
+    found = _with_calls(seen, script, session)
+    if not edits:
+        return found
+    after_calls = {c.after.seq for c in found if c.after is not None}
+    for after in edited(seen, after_calls):
+        position, mid_turn = _position(after.used_before, script, session)
+        kept, covers, _ = _context(after, [], session, position)
+        found.append(RuntimeCompaction(0, (), after, position, covers, "", kept, mid_turn))
+    found.sort(key=lambda c: c.requests[0].seq if c.requests else c.after.seq)
+    return [replace(c, number=n) for n, c in enumerate(found, start=1)]
+
+
+def _with_calls(seen: list[Observed], script: Script, session: Session) -> list[RuntimeCompaction]:
     found: list[RuntimeCompaction] = []
     for calls, after in groups(seen):
         calls = _in_use_order(calls, after)

@@ -60,7 +60,7 @@ def check(found: RuntimeCompaction, session: Session, window: int) -> dict[str, 
         "well_formed": well_formed(after.request) is None,
         "unpaired": well_formed(after.request),
         "under_trigger": tokens <= window * (1 - LOOP_MARGIN),
-        "resumed": (after.reply is not None and after.used_before == found.requests[0].used_before)
+        "resumed": (after.reply is not None and after.used_before == found.used_before)
                    if found.mid_turn else None,
         "user_kept": None if user is None else user.strip() in shown,
     }

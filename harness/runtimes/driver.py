@@ -126,7 +126,7 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
     if fault is not None and failure is not None and outcome.stopped is None and not sent.fatal:
         # with a fault injected, its crash or hang is the runtime's finding; a crash is an error the user saw
         failure, stopped, errors = None, failure, errors + (() if sent.hung else (failure,))
-    found = capture.compactions(observer.seen, script, case.session)
+    found = capture.compactions(observer.seen, script, case.session, adapter.edits_context)
     position = capture.next_position(outcome.used, script, case.session) if stopped else None
     return Drive(adapter.name, version, script, outcome, observer.seen, found, time.perf_counter() - started,
                  failure, stopped, position, sent.tail, errors, len(emulator.requests) - len(observer.seen),

@@ -33,7 +33,7 @@ class Settings:
 def values(adapter: RuntimeAdapter, binary: Path, home: Path, workspace: Path, settings: Settings) -> dict[str, Any]:
     filled = {**dict(settings.values), "bin": str(binary), "home": str(home), "workspace": str(workspace),
               "base_url": settings.base_url, "model": settings.model, "window": settings.window,
-              "max_output": settings.max_output}
+              "max_output": settings.max_output, "adapter_dir": str(Path(adapter.source).parent)}
     if adapter.assumed_window:
         filled["trigger_share"] = f"{adapter.trigger_at * settings.window / adapter.assumed_window:.6g}"
     filled.update(trigger_values(adapter, settings.window, settings.max_output))

@@ -1,8 +1,8 @@
 """Where a runtime lives and whether it is the pinned version. Shipped runtimes install with `npm ci` from the
-lockfile beside their adapter (harness/runtimes/npm/NAME/) into a cache the project owns, never into git:
-`$COMPACTION_HARNESS_RUNTIMES` or ~/.cache/compaction-harness/runtimes, one folder per NAME-VERSION. Another
-published release (`NAME@VERSION`) gets its lockfile resolved by npm into its own folder and kept there; a
-runtime that needs another Node gets it beside it (node.py).
+lockfile beside their adapter (harness/runtimes/npm/NAME/), or with pip from a hashed one (pip_install.py), into
+a cache the project owns, never into git: `$COMPACTION_HARNESS_RUNTIMES` or ~/.cache/compaction-harness/runtimes,
+one folder per NAME-VERSION. Another published npm release (`NAME@VERSION`) gets its lockfile resolved by npm into
+its own folder and kept there; a runtime that needs another Node gets it beside it (node.py).
 The version check is a runtime process like any other: the scrubbed environment, a scratch home, the sandbox."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from harness.errors import HarnessError
 from harness.redact import redact
-from harness.runtimes import node
+from harness.runtimes import node, pip_install
 from harness.runtimes.adapter import RuntimeAdapter
 from harness.runtimes.cache import cache_root
 from harness.runtimes.home import version_environment
@@ -31,7 +31,8 @@ _VERSION = re.compile(r"\d+\.\d+\.\d+(?:[-+][\w.]+)?")
 
 
 def install_dir(adapter: RuntimeAdapter) -> Path:
-    return cache_root() / f"{adapter.installed_as}-{adapter.version}"
+    # a pip runtime's venv is shared by its adapters (inspect-summary, inspect-edit, ...: one Inspect install)
+    return cache_root() / f"{adapter.pip or adapter.installed_as}-{adapter.version}"
 
 
 def install_command(adapter: RuntimeAdapter) -> str:
@@ -42,6 +43,12 @@ def install_command(adapter: RuntimeAdapter) -> str:
 def executable(adapter: RuntimeAdapter) -> Path:
     """The runtime's binary: the npm install's, or for an adapter without `npm` the bin as given or on PATH.
     Missing: one line naming the command that installs it."""
+    if adapter.pip:
+        found = pip_install.binary(install_dir(adapter), adapter.bin)
+        if found is not None:
+            return found
+        raise HarnessError(f"runtime {adapter.pin} is not installed (looked in {install_dir(adapter)}); "
+                           f"install it with: {install_command(adapter)}")
     if adapter.npm:
         path = install_dir(adapter) / "node_modules" / ".bin" / adapter.bin
         if path.exists():
@@ -104,8 +111,8 @@ def check_version(adapter: RuntimeAdapter, binary: Path, allow_drift: bool, sand
 
 
 def at_pin(adapter: RuntimeAdapter) -> Path | None:
-    """The binary of a runtime already installed at its pin (or one without an npm package), else None."""
-    if not adapter.npm:
+    """The binary of a runtime already installed at its pin (or one installed by neither npm nor pip), else None."""
+    if not adapter.npm and not adapter.pip:
         return executable(adapter)
     if adapter.node:
         node.install(cache_root(), adapter.node, _npm)
@@ -120,6 +127,8 @@ def install(adapter: RuntimeAdapter) -> Path:
     """`npm ci` of the pinned lockfile into the cache; returns the binary. Already there at its pin: nothing."""
     if (binary := at_pin(adapter)) is not None:
         return binary
+    if adapter.pip:
+        return pip_install.install(adapter.pip, install_dir(adapter), adapter.bin)
     if shutil.which("npm") is None:
         raise HarnessError("npm is not on PATH: install Node.js and npm (Debian: apt-get install -y nodejs npm)")
     target = install_dir(adapter)

@@ -105,7 +105,8 @@ def _usd(usage: Usage, pricing: Pricing) -> dict[str, float]:
 
 
 def compaction_price(found: RuntimeCompaction, sent: Mapping[int, Sent], pricing: Pricing) -> dict[str, Any]:
-    calls = [sent[r.seq] for r in found.requests]
+    # a compaction without a call (edits.py) costs no call: only its first request after is priced
+    calls = [sent[r.seq] for r in found.requests] or [replace(sent[found.after.seq], tokens=0, cached=0, shared=0)]
     output = sum(_tokens.count(r.reply or "") for r in found.requests)
     call = Usage(sum(c.tokens for c in calls), sum(c.cached for c in calls), 0, output)
     first = sent[found.after.seq] if found.after is not None else Sent(0, 0, 0, 0)
@@ -114,7 +115,8 @@ def compaction_price(found: RuntimeCompaction, sent: Mapping[int, Sent], pricing
     return {"before_tokens": calls[0].before, "input_tokens": call.input_tokens, "cached_tokens": call.cached_input_tokens,
             "new_tokens": call.input_tokens - call.cached_input_tokens,
             "shared_prefix_tokens": calls[0].shared,
-            "shared_history_tokens": _history_shared(found.requests[0], calls[0].previous), "output_tokens": output, "call_usd": call_usd,
+            "shared_history_tokens": _history_shared(found.requests[0], calls[0].previous) if found.requests else 0,
+            "output_tokens": output, "call_usd": call_usd,
             "first_request": {"input_tokens": first.tokens, "cached_tokens": first.cached, "usd": first_usd}
             if found.after is not None else None,
             "whole_usd": {k: round(call_usd[k] + first_usd[k], 6) for k in ("on", "off")}}

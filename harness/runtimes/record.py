@@ -46,11 +46,11 @@ def compaction_prompt(request: ModelRequest) -> dict[str, str]:
 
 def compaction_json(found: RuntimeCompaction, session: Session, window: int,
                     canary: str | None = None) -> dict[str, Any]:
-    first = found.requests[0]
     return {"number": found.number, "position": found.position, "mid_turn": found.mid_turn,
-            "steps_before": first.used_before, "calls": len(found.requests), "covers": found.covers,
+            "steps_before": found.used_before, "calls": len(found.requests), "covers": found.covers,
             "request_seqs": [r.seq for r in found.requests],  # in the request log
-            "kept_ahead": len(found.kept), "request": _prompt(first.request),
+            # None: a compaction without a model call (Inspect's edit and trim: edits.py)
+            "kept_ahead": len(found.kept), "request": _prompt(found.requests[0].request) if found.requests else None,
             "summary_chars": len(found.summary), **check(found, session, window),
             **(canary_checks(found, canary) if canary else {})}
 

@@ -33,6 +33,7 @@ RUNTIME_CONFIG = (
     ".claude/", ".mcp.json", "CLAUDE.md", "CLAUDE.local.md",
     ".gemini/", "GEMINI.md",
     ".qwen/", "QWEN.md",
+    ".env",  # Inspect (python-dotenv) reads it from the folder it starts in and above: keys, base URLs, settings
 )
 
 

@@ -54,7 +54,7 @@ def test_detect_chooses_the_format_and_says_so(name, fmt):
 
 def test_every_format_is_registered():
     assert set(FORMATS) == {"claude-code", "claude-code-openai", "codex", "openai", "anthropic", "mini-swe-agent",
-                            "swe-agent"}
+                            "swe-agent", "atif"}
 
 
 # --------------------------------------------------------------------------------------- Claude Code

@@ -22,6 +22,35 @@ def test_shipped_adapters_load_with_their_pin_and_lockfile(name):
     assert adapter.version in lock.read_text()  # the lockfile pins the adapter's version
 
 
+INSPECT = ("inspect-summary", "inspect-edit", "inspect-trim", "inspect-auto", "inspect-native")
+
+
+@pytest.mark.parametrize("name", INSPECT)
+def test_inspect_adapters_share_one_pip_install_pinned_by_hashes(name):
+    from harness.runtimes import install
+
+    adapter = A.load(name)
+    assert (adapter.pip, adapter.npm, adapter.mode) == ("inspect", None, "rpc")
+    assert install.install_dir(adapter).name == f"inspect-{adapter.version}"  # one venv for the five
+    lock = (Path(A.__file__).parent / "pip" / "inspect" / "requirements.txt").read_text()
+    assert f"inspect-ai=={adapter.version} \\" in lock and "--hash=sha256:" in lock
+    # edit and trim make no call; native's goes to the provider's /responses/compact, which the emulator answers
+    assert adapter.edits_context == (name in ("inspect-edit", "inspect-trim", "inspect-native"))
+    assert adapter.wire == ("responses" if name == "inspect-native" else "openai-chat")
+    assert adapter.compaction_on == name.removeprefix("inspect-") and adapter.compaction_off == "none"
+
+
+def test_npm_and_pip_together_are_refused(tmp_path):
+    text = (A.ADAPTERS / "inspect-summary.toml").read_text().replace('pip = "inspect"', 'pip = "inspect"\nnpm = "x"')
+    with pytest.raises(InputError, match="install: npm and pip"):
+        A.load(str(_write(tmp_path, text)))
+
+
+def test_another_release_of_a_pip_runtime_is_refused():
+    with pytest.raises(InputError, match="installs with pip from its hashed lockfile"):
+        A.load("inspect-summary@0.3.1")
+
+
 def test_a_version_suffix_names_another_release_of_the_same_adapter():
     assert A.load("pi@0.73.1").version == "0.73.1" and A.load("pi@0.73.1").lockfile_shipped
     other = A.load("pi@0.70.2")
@@ -32,7 +61,9 @@ def test_a_version_suffix_names_another_release_of_the_same_adapter():
 
 
 def test_unknown_runtime_names_the_shipped_ones():
-    with pytest.raises(InputError, match="shipped: claude-code, codex, codex-remote, gemini-cli, opencode, pi, qwen-code"):
+    with pytest.raises(InputError, match="shipped: claude-code, codex, codex-remote, gemini-cli, inspect-auto, "
+                                         "inspect-edit, inspect-native, inspect-summary, inspect-trim, opencode, pi, "
+                                         "qwen-code"):
         A.load("nope")
 
 
