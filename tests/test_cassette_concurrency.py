@@ -14,7 +14,7 @@ import pytest
 
 from harness.errors import HarnessError
 from harness.models.cassette import CassetteTransport, one_run
-from harness.models.emulator import EmulatorTransport
+from harness.models.emulator import Emulator, EmulatorTransport
 from test_failed_requests import EMULATED, PROBES, SESSION
 from test_runner import make_case
 
@@ -42,7 +42,8 @@ def test_two_writers_opened_together_both_keep_what_they_recorded(tmp_path):
 def test_a_re_recording_replaces_only_what_the_file_held_when_it_opened(tmp_path):
     path = tmp_path / "case" / "openai-gpt-5.json"
     _post(CassetteTransport(path, inner=EmulatorTransport(), mode="new", case_id="case"), "old")
-    again = CassetteTransport(path, inner=EmulatorTransport(), mode="all", case_id="case")
+    later = Emulator(clock=lambda: 5000.0)  # the same replies, made at another time
+    again = CassetteTransport(path, inner=EmulatorTransport(later), mode="all", case_id="case")
     other = CassetteTransport(path, inner=EmulatorTransport(), mode="new", case_id="case")
     _post(other, "meanwhile")  # recorded after the re-recording opened: kept
     _post(again, "fresh")
@@ -151,9 +152,11 @@ def test_two_concurrent_re_recordings_lose_nothing_or_one_refuses_in_one_line(tm
 
 def test_a_re_recording_that_changes_nothing_changes_no_byte(tmp_path):
     """Issue 45 item 6: `--record-mode all` rewrote 14 committed cassettes whose only change was a timestamp. An
-    exchange recorded again unchanged keeps its entry as it was; a changed one is replaced."""
+    exchange recorded again unchanged but for the reply's `created` time keeps its entry as it was; a changed one
+    is replaced."""
     path = tmp_path / "case" / "openai-gpt-5.json"
-    first = CassetteTransport(path, inner=EmulatorTransport(), mode="new", case_id="case")
+    first = CassetteTransport(path, inner=EmulatorTransport(Emulator(clock=lambda: 1000.0)), mode="new",
+                              case_id="case")
     for text in ("one", "two", "one"):
         _post(first, text)
     before = path.read_bytes()

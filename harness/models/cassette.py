@@ -211,7 +211,8 @@ class CassetteTransport(httpx2.BaseTransport):
         timing would differ), now kept instead of replaced: a re-recording that changes nothing changes no
         byte of the cassette."""
         for earlier in self._earlier:
-            if all(earlier[k] == entry[k] for k in ("hash", "request", "response")):
+            if earlier["hash"] == entry["hash"] and earlier["request"] == entry["request"] \
+                    and _unstamped(earlier["response"]) == _unstamped(entry["response"]):
                 self._earlier.remove(earlier)
                 self._replaced.discard(entry_key(earlier))
                 return earlier
@@ -243,6 +244,18 @@ class CassetteTransport(httpx2.BaseTransport):
     def close(self) -> None:
         if self.inner is not None:
             self.inner.close()
+
+
+# When a reply was made (Chat Completions `created`, Responses `created_at`): the one part of an unchanged
+# exchange that differs each time, and one no later request carries back (ids may be: they are compared).
+STAMPS = ("created", "created_at")
+
+
+def _unstamped(response: dict[str, Any]) -> dict[str, Any]:
+    body = response.get("body")
+    if not isinstance(body, dict):
+        return response
+    return {**response, "body": {k: v for k, v in body.items() if k not in STAMPS}}
 
 
 def _content(body: Any) -> bytes:

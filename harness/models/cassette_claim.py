@@ -4,13 +4,14 @@ file held when it opened, which drops what a concurrent recording saved before t
 re-recording claims its folder alone, and a recording in another process that meets its claim (or that a
 re-recording meets) stops at once with one line, instead of both exiting 0 with exchanges lost.
 
-The claim is an flock on a lock file named after the folder's device and inode, in the system's temporary
+The claim is an flock on a lock file named after the folder's resolved path, in the system's temporary
 folder: nothing is written beside the cassettes (they are committed), the kernel drops the lock when the
 process ends, even on SIGKILL, and one process's writers never refuse each other (it claims once)."""
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import tempfile
 import threading
@@ -31,9 +32,7 @@ _mutex = threading.Lock()
 
 def claim_folder(folder: Path, *, exclusive: bool) -> None:
     """Claim `folder` for a recording: `exclusive` for a re-recording, else shared with other recordings."""
-    folder.mkdir(parents=True, exist_ok=True)
-    info = folder.stat()
-    name = f"{info.st_dev}-{info.st_ino}"
+    name = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:32]  # the folder need not exist yet
     with _mutex:
         held = _held.get(name)
         if held is not None and (held[1] or not exclusive):
