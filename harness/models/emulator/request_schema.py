@@ -37,15 +37,17 @@ def shape(required: tuple[str, ...] = (), **properties: Any) -> dict[str, Any]:
     return {"type": "object", "required": list(required), "properties": properties}
 
 
-def tagged(table: dict[str, dict[str, Any]], *, closed: bool, default: str | None = None) -> dict[str, Any]:
+def tagged(table: dict[str, dict[str, Any]], *, closed: bool, default: str | None = None,
+           **common: Any) -> dict[str, Any]:
     """An object checked by the schema its `type` names in `table`; without a `type`, `default`'s schema
-    (or `type` is required). `closed`: a type not in the table is refused."""
+    (or `type` is required). `closed`: a type not in the table is refused. `common`: properties every type
+    may carry, checked whatever the type."""
     type_rule: dict[str, Any] = {"enum": list(table)} if closed else STRING
     rules = [{"if": {"required": ["type"], "properties": {"type": {"const": name}}}, "then": schema}
              for name, schema in table.items()]
     if default is not None:
         rules.append({"if": {"not": {"required": ["type"]}}, "then": table[default]})
-    return {"type": "object", "required": [] if default else ["type"], "properties": {"type": type_rule},
+    return {"type": "object", "required": [] if default else ["type"], "properties": {"type": type_rule, **common},
             "allOf": rules}
 
 
@@ -76,12 +78,13 @@ MESSAGES_BLOCKS = {
                          cache_control=CACHE_CONTROL),
     "compaction": shape(content=TEXT, encrypted_content=TEXT, signature=STRING, cache_control=CACHE_CONTROL),
 }
-MESSAGES_BLOCK = tagged(MESSAGES_BLOCKS, closed=False)
+MESSAGES_BLOCK = tagged(MESSAGES_BLOCKS, closed=False, cache_control=CACHE_CONTROL)  # an image's breakpoint too
 MESSAGES_MESSAGE = shape(("role", "content"), role={"enum": ["user", "assistant"]},
                          content={"type": ["string", "array"], "items": MESSAGES_BLOCK})
 MESSAGES = shape(("model", "max_tokens", "messages"), model=STRING, max_tokens=TOKENS,
                  messages=listed(MESSAGES_MESSAGE, nonempty=True), stream=BOOLEAN, cache_control=CACHE_CONTROL,
-                 system={"type": ["string", "array"], "items": tagged({"text": TEXT_PART}, closed=False)},
+                 system={"type": ["string", "array"],
+                         "items": tagged({"text": TEXT_PART}, closed=False, cache_control=CACHE_CONTROL)},
                  tools=listed(shape(cache_control=CACHE_CONTROL)), compaction=shape(instructions=TEXT))
 
 # -- OpenAI Responses: the input item table (items without a type are messages)
