@@ -27,7 +27,7 @@ def command(args: argparse.Namespace) -> int:
     from harness.render.console import stderr, stdout
     from harness.render.view import is_loopback, open_page, report_page, serve_page
 
-    if not is_loopback(args.host) and not args.expose:
+    if not (is_loopback(args.host) or args.expose or args.no_open):  # before any work: it may serve
         raise HarnessError(f"--host {args.host} is not loopback: other machines could read the report; add --expose "
                            "to serve it there")
     page = report_page(args.run)
@@ -38,6 +38,7 @@ def command(args: argparse.Namespace) -> int:
         stdout().print(f"opened {page}", markup=False)
         return 0
     why = "" if args.serve else "no display to open a browser on; "
+
     def ready(url: str) -> None:
         stderr().print(f"{why}report on {url} (Ctrl-C stops it)", markup=False)
         if not is_loopback(args.host):
