@@ -135,9 +135,8 @@ def test_two_concurrent_re_recordings_lose_nothing_or_one_refuses_in_one_line(tm
         make_case(cases, name, session=SESSION, probes=PROBES)
     cassettes = tmp_path / "cassettes"
     recordings = {tail: _run(cases, cassettes, tmp_path / f"record-{tail}", "all", tail) for tail in (300, 200)}
-    for tail, process in recordings.items():
-        code = process.wait(timeout=600)
-        error = process.stderr.read()
+    ended = {tail: (process.wait(timeout=600), process.stderr.read()) for tail, process in recordings.items()}
+    for tail, (code, error) in ended.items():
         if code == 2:
             assert error.startswith("error: cassette folder ") and "another process is" in error
             assert error.count("\n") == 1
