@@ -250,7 +250,8 @@ def test_arbitrary_json_and_random_fields_get_a_well_formed_reply(served: Served
     path, valid = WIRES[wire]
     keys = st.sampled_from(sorted({p[0] for p in paths(valid)}))
 
-    @settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=30, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
     @given(document=JSON_VALUES | st.dictionaries(keys, JSON_VALUES).map(lambda d: {**valid, **d}))
     def check(document: Any) -> None:
         status, headers, reply = exchange(served, path, json.dumps(document).encode())
