@@ -77,7 +77,7 @@ def retained(context: ContextText | str, probe: Probe) -> Match:
     regex_ok = True
     if probe.regex is not None and not probe.all:
         texts = [verbatim.raw] + ([u.raw for u in summary.statements] if summary is not None else [])
-        regex_ok = any(probe_regex.search(probe.regex, x) for x in texts)
+        regex_ok = probe_regex.search_any(probe.regex, texts)  # one time limit for all of them
     return Match(not missing and not forbidden and regex_ok, missing, forbidden, regex_ok)
 
 

@@ -7,9 +7,7 @@ every step after it up to the next user message (POLICY.md).
 
 from __future__ import annotations
 
-import gzip
 import json
-import zlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -17,6 +15,7 @@ from typing import Any, Iterable
 
 from harness.atomic import write_atomic
 from harness.errors import InputError
+from harness.input_file import gunzip, read_input
 from harness.redact import scrub_value
 from harness.validate import decode, encoded, parse_json
 
@@ -154,15 +153,10 @@ def message_text(message: Message) -> str:
 def read_session(path: str | Path) -> Session:
     """Read `session.jsonl`, or `session.jsonl.gz` (large real sessions are stored compressed)."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-        if path.suffix == ".gz":
-            data = gzip.decompress(data)
-        text = decode(data, str(path), "the session")
-    except OSError as exc:
-        raise InputError(str(path), None, None, f"cannot read session: {exc.strerror or exc}") from None
-    except (EOFError, UnicodeDecodeError, gzip.BadGzipFile, zlib.error) as exc:
-        raise InputError(str(path), None, None, f"cannot read session: {exc}") from None
+    data = read_input(path, "a session", "cannot read session")
+    if path.suffix == ".gz":
+        data = gunzip(data, str(path), "session")
+    text = decode(data, str(path), "the session")
     return parse_session(text.splitlines(), str(path))
 
 

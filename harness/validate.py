@@ -17,22 +17,17 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from harness.errors import HarnessError, InputError
+from harness.input_file import DATA_BYTES, read_input
 
 # A case id, label or run id becomes a folder or file name: letters, digits, `.`, `_`, `-`, not `.` or `..`.
 SAFE_SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
 MAX_JSON_DEPTH = 200  # deeper documents are not ones the harness writes; json.loads would recurse out
 
 
-def read_text(path: str | Path, what: str, missing: str) -> str:
-    """A user's file as UTF-8 text: a missing file says `missing`, bad bytes name the offset."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise InputError(str(path), None, None, f"is a folder, expected {what}") from None
-    except OSError as exc:
-        raise InputError(str(path), None, None, f"{missing} ({exc.strerror or exc})") from None
-    return decode(data, str(path), what)
+def read_text(path: str | Path, what: str, missing: str, limit: int = DATA_BYTES) -> str:
+    """A user's file as UTF-8 text: a regular file of at most `limit` bytes (input_file.py); a missing file
+    says `missing`, bad bytes name the offset."""
+    return decode(read_input(path, what, missing, limit), str(path), what)
 
 
 def decode(data: bytes, where: str, what: str) -> str:

@@ -135,3 +135,17 @@ def test_gate_and_compare_take_a_folder_of_several_configurations(cases, tmp_pat
     assert main(["compare", str(several), "--json"]) == 0
     compared = json.loads(capsys.readouterr().out)
     assert {column["configuration"]["policy"] for column in compared["runs"]} == {"default", "truncate"}
+
+
+@pytest.mark.parametrize("configuration", ["a string", 5, ["policy"]])
+def test_a_baseline_whose_configuration_is_not_an_object_is_one_line_naming_it(configuration, cases, tmp_path, capsys):
+    """Issue 44: it was a catch-all `AttributeError` line naming no file."""
+    folder = run(cases, tmp_path / "base")
+    path = baseline_of(folder, tmp_path)
+    document = json.loads(path.read_text())
+    document["configuration"] = configuration
+    path.write_text(json.dumps(document))
+    capsys.readouterr()
+    assert main(["gate", str(folder), "--baseline", str(path)]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"error: {path}: configuration: must be an object") and error.count("\n") == 1

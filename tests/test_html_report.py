@@ -250,3 +250,63 @@ def test_the_headline_and_a_plot_are_on_the_first_screen_and_wide_tables_scroll_
     found = json.loads(re.search(r'data-geometry="([^"]+)"', result.stdout)[1].replace("&quot;", '"'))
     assert found["headline"] < 800 and found["plot"] < 800, found
     assert found["widestTable"] > found["main"] and found["pageWidth"] <= 1280, found  # it scrolls in its box
+
+
+def _get(port: int, path: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as reply:
+            return reply.status, reply.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def test_view_serve_serves_the_report_and_nothing_else(run_folder, tmp_path, loopback):
+    """Issue 44: a symlink in the run folder to a file outside it, another file of the folder, a directory URL,
+    a path climbing out: each a 404; only /report.html is served."""
+    copy = tmp_path / "run"
+    shutil.copytree(run_folder, copy)
+    secret = tmp_path / "outside.txt"
+    secret.write_text("not the report's")
+    (copy / "link.txt").symlink_to(secret)
+    (copy / "sub").mkdir()
+    page = report_page(copy / "report.html")
+    server = page_server(page, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        status, body = _get(port, "/report.html")
+        assert status == 200 and body == page.read_bytes()
+        for path in ("/link.txt", "/", "/sub/", "/run.json", "/../outside.txt", "/%2e%2e/outside.txt"):
+            status, body = _get(port, path)
+            assert status == 404 and b"not the report" not in body, path
+        page.rename(copy / "real.html")
+        page.symlink_to(secret)  # the page itself turned into a link after the server started
+        assert _get(port, "/report.html")[0] == 404
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_view_refuses_a_report_that_is_a_link_and_a_host_that_is_not_loopback(run_folder, tmp_path, capsys):
+    copy = tmp_path / "run"
+    shutil.copytree(run_folder, copy)
+    (copy / "report.html").unlink()
+    (copy / "report.html").symlink_to(tmp_path / "elsewhere.html")
+    (tmp_path / "elsewhere.html").write_text("<p>elsewhere</p>")
+    assert main(["view", str(copy / "report.html"), "--no-open"]) == 2
+    assert "a symbolic link" in capsys.readouterr().err
+    assert main(["view", str(run_folder), "--serve", "--host", "0.0.0.0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --host 0.0.0.0 is not loopback") and "--expose" in err and err.count("\n") == 1
+
+
+def test_view_expose_says_what_it_exposes(run_folder, capsys, monkeypatch):
+    import harness.render.view as view
+
+    served = []
+    monkeypatch.setattr(view, "serve_page", lambda page, host, port, ready: served.append(host) or ready(
+        f"http://{host}:{port}/{page.name}"))
+    assert main(["view", str(run_folder), "--serve", "--host", "0.0.0.0", "--expose"]) == 0
+    err = capsys.readouterr().err
+    assert served == ["0.0.0.0"]
+    assert f"exposed: {(run_folder / 'report.html').resolve()} (that file only" in " ".join(err.split())

@@ -6,6 +6,8 @@ import json
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from harness.cli import main
 from harness.results.folder import read_run
 
@@ -111,3 +113,32 @@ def test_imported_case_runs_end_to_end(tmp_path, capsys):
         assert all(c["answered"] in (True, False) and c["answer"] for c in probe["conditions"].values())
     assert graded["page-size"]["valid"] and graded["cursor"]["valid"]
     assert (out / "report.md").exists() and json.loads((out / "cases" / "cc-rec.json").read_text())["contexts"]
+
+
+LONG = "9" * 5000  # past Python's 4,300-digit limit for reading an integer
+
+
+@pytest.mark.parametrize("fmt", ["auto", "claude-code", "claude-code-openai", "codex", "openai", "anthropic",
+                                 "mini-swe-agent", "swe-agent"])
+@pytest.mark.parametrize("layout", ["json", "jsonl", "in arguments"])
+def test_a_number_too_long_to_read_is_one_line_naming_the_file(fmt, layout, tmp_path, capsys):
+    """Issue 44: every format, the number in a JSON document, on a JSONL line, or inside a tool call's JSON
+    arguments string: never a catch-all ValueError line."""
+    path = tmp_path / "long.json"
+    if layout == "json":
+        path.write_text('{"messages": [{"role": "user", "content": "hi"}], "n": ' + LONG + "}")
+    elif layout == "jsonl":
+        first = json.dumps({"type": "user", "uuid": "a", "sessionId": "s", "message": {"role": "user", "content": "hi"}})
+        path.write_text(first + '\n{"type": "assistant", "uuid": "b", "n": ' + LONG + "}\n")
+    else:
+        call = {"id": "c1", "type": "function", "function": {"name": "x", "arguments": '{"a": ' + LONG + "}"}}
+        path.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"},
+                                                 {"role": "assistant", "content": "", "tool_calls": [call]},
+                                                 {"role": "tool", "tool_call_id": "c1", "content": "ok"}]}))
+    code = main(["cases", "import", str(path), "--from", fmt, "--out", str(tmp_path / "case"), "--window", "9000"])
+    err = capsys.readouterr().err
+    assert code in (0, 2) and "ValueError" not in err and "rerun with --debug" not in err
+    if code == 2:
+        assert err.startswith(f"error: {path}") and err.count("\n") == 1
+    if layout != "in arguments":
+        assert code == 2 and ("holds a number too long to read" in err or "bad JSON" in err or "expected" in err)

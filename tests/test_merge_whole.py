@@ -67,3 +67,18 @@ def test_a_shard_still_being_written_is_refused(shards, tmp_path, capsys):
     finally:
         claim.close()
     assert main(["merge", *map(str, shards), "--out", str(tmp_path / "merged")]) == 0
+
+
+def test_a_case_file_holding_another_cases_record_is_refused_before_anything_is_written(shards, tmp_path, capsys):
+    """Issue 44: a case file copied over another (7 of 8 cases were merged, exit 0) names itself and the case
+    it holds; the merged folder is not created, --allow-partial does not take it either."""
+    files = sorted((shards[0] / "cases").glob("*.json"))
+    assert len(files) >= 2
+    shutil.copyfile(files[0], files[1])
+    capsys.readouterr()
+    for extra in ([], ["--allow-partial"]):
+        assert main(["merge", *map(str, shards), "--out", str(tmp_path / "merged"), *extra]) == 2
+        error = capsys.readouterr().err
+        assert error.startswith(f"error: {files[1]}: case: holds the record of {files[0].stem!r}, not of "
+                                f"{files[1].stem!r}") and error.count("\n") == 1
+        assert not (tmp_path / "merged").exists()

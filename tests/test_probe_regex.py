@@ -13,7 +13,7 @@ import harness.probe_regex
 from harness.cases import discover
 from harness.errors import HarnessError, InputError
 from harness.cli import main
-from harness.probe_regex import risky_shape, search
+from harness.probe_regex import risky_shape, search, search_any
 from test_runner import make_case
 
 
@@ -75,3 +75,35 @@ def _catch(outcome: list[BaseException], call) -> None:
         call()
     except BaseException as exc:  # noqa: BLE001 (handed to the test's thread)
         outcome.append(exc)
+
+
+def test_the_limit_is_wall_time_even_when_the_engine_gets_little_cpu(monkeypatch):
+    """Issue 44: the `regex` engine's timeout counts CPU time, so on a loaded machine `cases grade` with
+    `(a|aa)+$` took 10.4 s against the documented 5 s. Here the engine is starved outright (it sleeps, using no
+    CPU, as a thread does that never gets a core): the search still ends at its limit, and every text of one
+    probe shares that one limit."""
+    monkeypatch.setattr(harness.probe_regex, "SEARCH_LIMIT_S", 0.3)
+    calls: list[float] = []
+
+    def starved(pattern: str, text: str, cpu_limit_s: float) -> bool:
+        calls.append(cpu_limit_s)
+        if cpu_limit_s < 0.3:
+            raise TimeoutError  # the first try in the caller's thread
+        time.sleep(60)  # never reaches its CPU limit
+        return True
+
+    monkeypatch.setattr(harness.probe_regex, "_engine", starved)
+    outcome: list[BaseException] = []
+    worker = threading.Thread(target=lambda: _catch(outcome, lambda: search_any(r"(a|aa)+$", ["a" * 41, "b" * 9])))
+    worker.start()
+    worker.join(30)  # far past the limit, far before the engine's sleep ends
+    assert not worker.is_alive() and isinstance(outcome[0], HarnessError)
+    assert "ran past 0.3 s on a 41-character text" in str(outcome[0])
+    assert calls == [0.05, 0.3]  # the second text was never searched: the one limit was spent
+
+
+def test_a_sound_regex_is_searched_once_in_the_callers_thread(monkeypatch):
+    started = threading.active_count()
+    assert search_any(r"port\s+9090$", ["nothing here", "The port\nis port 9090\nnow"]) is True
+    assert search_any(r"9091", ["nothing here", "port 9090"]) is False
+    assert threading.active_count() == started

@@ -20,6 +20,7 @@ from harness.errors import HarnessError, InputError
 from harness.redact import scrub
 from harness.matching import normalise_item
 from harness.session import Session, write_session
+from harness.input_file import SETTINGS_BYTES
 from harness.validate import encoded, inside, parse_toml, read_text, reject_unknown, safe_segment
 
 CASE_FILE = "case.toml"
@@ -245,7 +246,7 @@ def _is_item(item: Any) -> bool:
 def _read_toml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise HarnessError(f"{path}: no case.toml here (a case is a folder with case.toml and session.jsonl)")
-    return parse_toml(read_text(path, "case.toml", "cannot read case.toml"), str(path), "case.toml")
+    return parse_toml(read_text(path, "case.toml", "cannot read case.toml", SETTINGS_BYTES), str(path), "case.toml")
 
 
 # ---------------------------------------------------------------------------------------------

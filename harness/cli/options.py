@@ -150,11 +150,12 @@ def instruction_text(value: str) -> tuple[str, str]:
     removed (scrub) before it is sent or recorded."""
     from harness.compaction.summarizer import SUMMARY_INSTRUCTION
     from harness.redact import scrub
+    from harness.input_file import SETTINGS_BYTES
     from harness.validate import read_text
 
     if value == "default":
         return SUMMARY_INSTRUCTION, "default"
-    text = read_text(value, "an instruction file", "--instruction: cannot read the file").rstrip("\n")
+    text = read_text(value, "an instruction file", "--instruction: cannot read the file", SETTINGS_BYTES).rstrip("\n")
     if not text.strip():
         raise HarnessError(f"--instruction {value}: the file is empty")
     return scrub(text), value

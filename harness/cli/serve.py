@@ -55,10 +55,12 @@ def command(args: argparse.Namespace) -> int:
     from harness.models.emulator import serve
     from harness.render.console import stderr
 
-    stderr().print(f"emulator on http://{args.host}:{args.port} (OpenAI base_url .../v1, Anthropic and Gemini "
-                   "base_url as is); Ctrl-C stops it")
+    def ready(url: str) -> None:
+        stderr().print(f"emulator on {url} (OpenAI base_url {url}/v1, Anthropic and Gemini base_url {url}); "
+                       "Ctrl-C stops it", markup=False)
+
     try:
-        serve(args.port, args.host, dict(args.window) or None)
+        serve(args.port, args.host, dict(args.window) or None, ready)
     except OSError as exc:
         raise HarnessError(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}") from None
     return 0

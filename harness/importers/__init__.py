@@ -13,13 +13,13 @@ Public API (the CLI calls these):
 
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 from typing import Callable
 
 from harness.cases import draft_probes, render_probes
 from harness.errors import HarnessError, InputError
+from harness.input_file import gunzip, read_input
 from harness.importers.anthropic_messages import import_anthropic_messages
 from harness.importers.atif import import_atif
 from harness.importers.case import write_case
@@ -28,6 +28,7 @@ from harness.importers.claude_code_openai import import_claude_code_openai
 from harness.importers.codex import import_codex
 from harness.importers.mini_swe_agent import import_mini_swe_agent
 from harness.importers.openai_chat import import_openai_chat
+from harness.importers.sources import load_json
 from harness.importers.report import DEFAULT_MAX_OUTPUT_TOKENS, CaseMeta, ImportReport, known_window
 from harness.importers.swe_agent import import_swe_agent
 from harness.session import Session
@@ -59,14 +60,14 @@ def detect(source: str | Path, text: str | None = None) -> str:
     if not stripped:
         raise InputError(path, None, None, "the file is empty; cannot detect its format")
     try:
-        document = json.loads(text)
+        document = load_json(text, path)
     except json.JSONDecodeError:
         document = None
         first_lines = [line for line in text.splitlines() if line.strip()][:20]
         records = []
-        for line in first_lines:
+        for number, line in enumerate(first_lines, start=1):
             try:
-                records.append(json.loads(line))
+                records.append(load_json(line, path, number))
             except json.JSONDecodeError:
                 break
         if records and all(isinstance(r, dict) for r in records):
@@ -173,15 +174,11 @@ def _table_window(model: str | None) -> tuple[int | None, str]:
 
 def _read(path: str) -> str:
     """The transcript's text; a `.gz` file (large real sessions are stored compressed) is decompressed."""
+    data = read_input(path, "a transcript", "cannot read transcript")
+    if path.endswith(".gz"):
+        data = gunzip(data, path, "transcript")
     try:
-        data = Path(path).read_bytes()
-        if path.endswith(".gz"):
-            data = gzip.decompress(data)
         return data.decode("utf-8")
-    except OSError as exc:
-        raise InputError(path, None, None, f"cannot read transcript: {exc.strerror or exc}") from None
-    except EOFError as exc:
-        raise InputError(path, None, None, f"cannot read transcript: {exc}") from None
     except UnicodeDecodeError:
         raise InputError(path, None, None, "not UTF-8 text; expected a JSON or JSONL transcript") from None
 

@@ -36,7 +36,7 @@ def _custom_output(output: Any) -> tuple[str, bool, dict[str, Any] | None]:
     if isinstance(output, str):
         try:
             value = json.loads(output)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, or JSON no reader holds: the output as it is
             return output, False, None
         if isinstance(value, dict) and "output" in value:
             metadata = value.get("metadata") if isinstance(value.get("metadata"), dict) else {}

@@ -9,9 +9,23 @@ from typing import Any, Callable
 from harness.errors import InputError
 from harness.importers.report import ImportReport
 
-def load_json_document(text: str, path: str, expected: str) -> Any:
+def load_json(text: str, path: str, line: int | None = None) -> Any:
+    """`json.loads`, except that what no JSON reader could hold (an integer past Python's 4,300 digits,
+    nesting past the recursion limit) is an InputError naming the file; bad JSON still raises
+    JSONDecodeError for the caller to word."""
     try:
         return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        raise InputError(path, line, None, f"holds a number too long to read ({str(exc).split(':')[0]})") from None
+    except RecursionError:
+        raise InputError(path, line, None, "nests too deeply to read") from None
+
+
+def load_json_document(text: str, path: str, expected: str) -> Any:
+    try:
+        return load_json(text, path)
     except json.JSONDecodeError as exc:
         raise InputError(path, exc.lineno, None, f"bad JSON ({exc.msg}, column {exc.colno}); expected {expected}") from None
 
@@ -23,7 +37,7 @@ def load_jsonl(text: str, path: str, expected: str) -> list[tuple[int, dict[str,
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw)
+            record = load_json(raw, path, number)
         except json.JSONDecodeError as exc:
             raise InputError(path, number, None, f"bad JSON ({exc.msg}, column {exc.colno}); expected {expected}") from None
         if not isinstance(record, dict):
@@ -43,7 +57,7 @@ def parse_arguments(raw: Any, report: ImportReport) -> dict[str, Any]:
     if isinstance(raw, str):
         try:
             value = json.loads(raw)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, or JSON no reader holds (a 5,000-digit number)
             report.tag("arguments kept as raw text (not JSON)")
             return {"raw": raw}
         if isinstance(value, dict):

@@ -25,6 +25,7 @@ import httpx2
 
 from harness.errors import HarnessError, InputError
 from harness.models.base import LATENCY_SOURCE_HEADER, RECORDED_ELAPSED_HEADER
+from harness.models.cassette_claim import claim_folder, release_claims
 from harness.models.cassette_file import check_cassette, entry_key, save_cassette
 from harness.models.reply import reply_problem
 from harness.redact import scrub_value
@@ -43,6 +44,7 @@ def one_run() -> Iterator[None]:
         yield
     finally:
         _RUN_RECORDED = None
+        release_claims()
 
 # Transient failures are retried by the SDK; recording them would make every replay sleep and retry.
 _UNRECORDED_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
@@ -98,6 +100,8 @@ class CassetteTransport(httpx2.BaseTransport):
         self.key = key
         self.record_errors = record_errors  # keep 4xx replies too (to replay a failure on purpose)
         self.mode = mode if mode != "once" else ("all" if not self.path.exists() else "none")
+        if self.mode in ("new", "all"):
+            claim_folder(self.path.parent, exclusive=self.mode == "all")
         on_disk = self._load()
         # a re-recording replaces everything; `new` asks again for a success of the wrong shape (an older
         # harness kept it) and replaces it in the file
@@ -105,7 +109,9 @@ class CassetteTransport(httpx2.BaseTransport):
                              if self.mode != "all" and not (self.mode == "new" and _reply_problem(i))]
         kept = {id(i) for i in self.interactions}
         this_run = _RUN_RECORDED or set()  # recorded by an earlier configuration of this run: kept (one_run)
-        self._replaced = frozenset(entry_key(i) for i in on_disk if id(i) not in kept and entry_key(i) not in this_run)
+        self._replaced = {entry_key(i) for i in on_disk if id(i) not in kept and entry_key(i) not in this_run}
+        # what a re-recording may find again unchanged: that entry is kept as it was (no churn in git)
+        self._earlier = [i for i in on_disk if entry_key(i) in self._replaced]
         self._recorded: list[dict[str, Any]] = []  # what this writer added, joined with the file on each save
         self._queues: dict[str, list[int]] = {}
         for index, interaction in enumerate(self.interactions):
@@ -127,7 +133,7 @@ class CassetteTransport(httpx2.BaseTransport):
             raise
 
     def _save(self) -> None:
-        save_cassette(self.path, self.case_id, self._recorded, self._replaced,
+        save_cassette(self.path, self.case_id, self._recorded, frozenset(self._replaced),
                       rerecording=self.mode == "all")
 
     # -- transport
@@ -184,13 +190,14 @@ class CassetteTransport(httpx2.BaseTransport):
             body: Any = json.loads(content)
         except (json.JSONDecodeError, UnicodeDecodeError):
             body = content.decode("utf-8", "replace")
-        self.interactions.append({
+        entry = {
             # a key a user put in a case reaches no file (replies were cleaned on arrival: SecretFilter)
             "hash": digest, "request": scrub_value(stored_form(canonical)),
             "response": {"status": status, "body": body},
             "elapsed_s": round(elapsed, 6),
             "recorded_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        })
+        }
+        self.interactions.append(self._unchanged(entry) or entry)
         self._recorded.append(self.interactions[-1])
         if _RUN_RECORDED is not None:
             _RUN_RECORDED.add(entry_key(self.interactions[-1]))
@@ -198,6 +205,18 @@ class CassetteTransport(httpx2.BaseTransport):
         queue.append(len(self.interactions) - 1)
         self._served[digest] = len(queue)
         self._save()
+
+    def _unchanged(self, entry: dict[str, Any]) -> dict[str, Any] | None:
+        """The entry the file held for this very exchange (the same request, status and body; only its
+        timing would differ), now kept instead of replaced: a re-recording that changes nothing changes no
+        byte of the cassette."""
+        for earlier in self._earlier:
+            if earlier["hash"] == entry["hash"] and earlier["request"] == entry["request"] \
+                    and _unstamped(earlier["response"]) == _unstamped(entry["response"]):
+                self._earlier.remove(earlier)
+                self._replaced.discard(entry_key(earlier))
+                return earlier
+        return None
 
     def _replayed(self, request: httpx2.Request, interaction: dict[str, Any]) -> httpx2.Response:
         response = interaction["response"]
@@ -228,6 +247,18 @@ class CassetteTransport(httpx2.BaseTransport):
     def close(self) -> None:
         if self.inner is not None:
             self.inner.close()
+
+
+# When a reply was made (Chat Completions `created`, Responses `created_at`): the one part of an unchanged
+# exchange that differs each time, and one no later request carries back (ids may be: they are compared).
+STAMPS = ("created", "created_at")
+
+
+def _unstamped(response: dict[str, Any]) -> dict[str, Any]:
+    body = response.get("body")
+    if not isinstance(body, dict):
+        return response
+    return {**response, "body": {k: v for k, v in body.items() if k not in STAMPS}}
 
 
 def _content(body: Any) -> bytes:

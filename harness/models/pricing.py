@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from harness.errors import HarnessError
 from harness.models.base import EMULATOR, Usage
+from harness.input_file import SETTINGS_BYTES
 from harness.validate import parse_toml, read_text
 
 PER_MILLION = 1_000_000
@@ -64,7 +65,8 @@ def load_prices(path: str | Path | None = None) -> dict[str, ModelPrice]:
     if path is None:
         return table
     file = Path(path)
-    document = parse_toml(read_text(file, "the prices file", "cannot read prices file"), str(file), "the prices file")
+    text = read_text(file, "the prices file", "cannot read prices file", SETTINGS_BYTES)
+    document = parse_toml(text, str(file), "the prices file")
     for name, row in _rows(document, str(file)).items():
         table[name] = _merge(table.get(name), name, row, str(file))
     return table

@@ -4,13 +4,14 @@ the page existed, a merged folder), then open it in the desktop's browser or ser
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import stat
 import sys
 import webbrowser
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from harness.errors import HarnessError
 
@@ -22,7 +23,7 @@ def report_page(run_path: str | Path) -> Path:
 
     folder = Path(run_path)
     if folder.is_file() and folder.name == "report.html":
-        return folder
+        return _own_file(folder)
     if folder.is_file():
         folder = folder.parent
     page, run_file = folder / "report.html", folder / "run.json"
@@ -31,6 +32,13 @@ def report_page(run_path: str | Path) -> Path:
                            f"configurations, one of its subfolders)")
     if not page.exists() or page.stat().st_mtime < run_file.stat().st_mtime:
         write_html(read_run(folder), folder)
+    return _own_file(page)
+
+
+def _own_file(page: Path) -> Path:
+    """The page, unless it is a link: what is shown or served is the run's own file, nothing it points to."""
+    if page.is_symlink():
+        raise HarnessError(f"{page}: a symbolic link (to {os.readlink(page)}); view shows a run's own report.html only")
     return page
 
 
@@ -49,15 +57,53 @@ def open_page(page: Path) -> bool:
         return False
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args) -> None:  # one line per request would bury the URL
-        pass
+def _page_handler(page: Path) -> type[BaseHTTPRequestHandler]:
+    """Serves `/<page name>` and nothing else: no other file of the folder, no listing, and not the page
+    itself when it has become a link (a symlink could point anywhere on the machine)."""
+    served = "/" + page.name
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            data = _page_bytes(page) if self.path.split("?", 1)[0] == served else None
+            if data is None:
+                self._answer(404, f"not found: this server serves only {served}\n".encode(), "text/plain")
+            else:
+                self._answer(200, data, "text/html; charset=utf-8")
+
+        def _answer(self, status: int, data: bytes, kind: str) -> None:
+            self.send_response(status)
+            self.send_header("content-type", kind)
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:  # one line per request would bury the URL
+            pass
+
+    return Handler
+
+
+def _page_bytes(page: Path) -> bytes | None:
+    """The page as it is now, or None when it is gone, not a regular file, or a link."""
+    try:
+        descriptor = os.open(page, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(descriptor, "rb") as handle:
+        return handle.read() if stat.S_ISREG(os.fstat(handle.fileno()).st_mode) else None
+
+
+def is_loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def page_server(page: Path, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
-    """An HTTP server for the page's folder (the page needs nothing else; its plots are inline)."""
+    """An HTTP server for the one page (it needs nothing else: its styles, script and plots are inline)."""
     try:
-        return ThreadingHTTPServer((host, port), partial(_Quiet, directory=str(page.parent)))
+        return ThreadingHTTPServer((host, port), _page_handler(page))
     except OSError as exc:
         raise HarnessError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from harness.atomic import write_atomic, write_with
-from harness.errors import HarnessError
+from harness.errors import HarnessError, InputError
 from harness.results.aggregate import Aggregator
 from harness.results.claim import CLAIM_FILE, being_written, claim_folder
 from harness.results.shape import check_case_file, check_run
@@ -265,16 +265,31 @@ def merge_runs(paths: list[str | Path], out: str | Path, *, allow_partial: bool 
     target = RunFolder(Path(out))
     if target.run_file.exists():
         raise HarnessError(f"{out} already holds a run: merge into a new folder")
+    case_files = _case_files([path for path, _ in runs])  # every one checked before the merged run exists
     first = RunHeader.from_json(runs[0][1])
     target.create(replace(first, run_id=target.path.name, shard=None,
                           merged_from=tuple(run["run_id"] for _, run in runs)), resume=False)
+    for case_file in case_files:
+        record = read_case_file(case_file)
+        write_atomic(target.path / "cases" / case_file.name, case_file.read_bytes())  # the shard's bytes
+        target.add(record, write_case=False, write_run=False)
+    return target.finish()
+
+
+def _case_files(shards: list[Path]) -> list[Path]:
+    """Every shard's case files, each holding the case it is named for, none in two shards."""
     seen: dict[str, Path] = {}
-    for path, _ in runs:
+    for path in shards:
         for case_file in sorted((path / "cases").glob("*.json")):
             if case_file.name in seen:
                 raise HarnessError(f"{case_file.stem} is in both {seen[case_file.name]} and {path}: shards overlap")
             seen[case_file.name] = path
-            record = read_case_file(case_file)  # checked before anything is copied
-            write_atomic(target.path / "cases" / case_file.name, case_file.read_bytes())  # the shard's bytes
-            target.add(record, write_case=False, write_run=False)
-    return target.finish()
+            _check_named(case_file, read_case_file(case_file))
+    return [path / "cases" / name for name, path in seen.items()]
+
+
+def _check_named(case_file: Path, record: CaseRecord) -> None:
+    if f"{record.key}.json" != case_file.name:
+        raise InputError(str(case_file), None, "case", f"holds the record of {record.key!r}, not of "
+                                                      f"{case_file.stem!r} (a copied or edited file); run that "
+                                                      f"shard again with --resume after deleting it")

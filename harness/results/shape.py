@@ -87,6 +87,8 @@ def check_baseline(data: dict[str, Any], where: str) -> dict[str, Any]:
     summary = data.get("tests_summary")
     if summary is not None and (not isinstance(summary, list) or not all(isinstance(s, str) for s in summary)):
         raise InputError(where, None, "tests_summary", f"must be a list of probe keys; {fix}")
+    if not isinstance(data.get("configuration", {}), dict):
+        raise InputError(where, None, "configuration", f"must be an object of the run's settings; {fix}")
     aggregates = data.get("aggregates", {})
     if not isinstance(aggregates, dict) or not isinstance(aggregates.get("judged") or {}, dict):
         raise InputError(where, None, "aggregates", f"must be an object; {fix}")

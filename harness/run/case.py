@@ -15,6 +15,7 @@ from harness.compaction.summarizer import ModelSummarizer, Summarizer
 from harness.errors import HarnessError
 from harness.metrics import check_summary
 from harness.models import ModelClient, cassette_path, open_client
+from harness.models.cassette_claim import FolderClaimed
 from harness.models.compaction_item import item_reference
 from harness.policy import make_policy
 from harness.redact import redact
@@ -64,6 +65,8 @@ def guarded_case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecor
     """A case's record, or its error record: one failing case is reported and the others go on."""
     try:
         return case_record(case, plan, repeat)
+    except FolderClaimed:  # another process's recording holds the cassettes: the run stops, with that line
+        raise
     except HarnessError as exc:
         return CaseRecord.failed(case.id, case.pool, repeat, redact(str(exc)))
     except Exception as exc:  # isolate the case; the run goes on and reports it, naming the case's file

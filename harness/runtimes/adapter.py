@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import InputError
+from harness.input_file import SETTINGS_BYTES
 from harness.runtimes import trigger as rule
+from harness.validate import read_text
 
 ADAPTERS = Path(__file__).parent / "adapters"
 _VERSION = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?")
@@ -131,7 +133,7 @@ def load(name: str) -> RuntimeAdapter:
     base, _, wanted = name.partition("@") if not name.endswith(".toml") else (name, "", "")
     path = resolve(base)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_text(path, "a runtime adapter", "cannot read the adapter", SETTINGS_BYTES))
     except tomllib.TOMLDecodeError as exc:
         raise InputError(str(path), None, None, f"not valid TOML: {exc}") from None
     adapter = parse(data, str(path))

@@ -3,11 +3,12 @@ and the cache TTL the runtime chose, from the raw transcript's 5m/1h split."""
 
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 from typing import Any
 
+from harness.errors import InputError
+from harness.input_file import gunzip, read_input
 from harness.session import Session
 
 
@@ -16,9 +17,9 @@ def recorded_ttl_of(path: str) -> str | None:
     in usage.cache_creation; the canonical session keeps only the totals): the one most tokens went to."""
     split = {"5m": 0, "1h": 0}
     try:
-        data = Path(path).read_bytes()
-        text = (gzip.decompress(data) if path.endswith(".gz") else data).decode("utf-8", "replace")
-    except (OSError, EOFError, gzip.BadGzipFile):
+        data = read_input(path, "a transcript", "cannot read transcript")
+        text = (gunzip(data, path, "transcript") if path.endswith(".gz") else data).decode("utf-8", "replace")
+    except InputError:  # the transcript's own reader names what is wrong with it
         return None
     for line in text.splitlines():
         creation = _creation(line)
@@ -42,6 +43,8 @@ def _creation(line: str) -> dict[str, Any]:
 
 def _canonical(path: Path) -> bool:
     """A session.jsonl under another name: its first line is a message with a top-level role."""
+    if not path.is_file():  # a FIFO or a device is not sniffed (opening one could wait for ever); its reader refuses it
+        return False
     try:
         with open(path, encoding="utf-8") as handle:
             first = next((line for line in handle if line.strip()), "")

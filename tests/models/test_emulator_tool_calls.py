@@ -120,7 +120,7 @@ def test_responses_input_roles_and_instructions() -> None:
     assert request.system == "Be terse.\nYou are Codex."
     assert [(m.role, m.content) for m in request.messages] == [("user", PROMPT), ("assistant", "On it."),
                                                                ("user", "Go on.")]
-    with pytest.raises(openai.BadRequestError, match="input item type 'image_generation_call'"):
+    with pytest.raises(openai.BadRequestError, match=r"input\[0\]\.type: 'image_generation_call' is not supported here"):
         client.responses.create(model="gpt-5", input=[{"type": "image_generation_call", "id": "x"}])
 
 

@@ -38,3 +38,31 @@ def test_server_stops_and_frees_the_port(loopback: None) -> None:
         except httpx2.TransportError:
             return
     raise AssertionError("the server still answered after stop()")
+
+
+def test_the_serve_command_answers_bad_bodies_on_every_wire_without_a_traceback(tmp_path, loopback: None) -> None:
+    """`compaction-harness serve --port 0` names the port it got, and wrong-shape bodies on each wire are 400s
+    in that wire's shape; its stderr holds no traceback (issue 44)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-m", "harness", "serve", "--port", "0"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env={**os.environ, "COLUMNS": "300"})
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        url = line.split("emulator on ", 1)[1].split()[0]
+        assert not url.endswith(":0")
+        with httpx2.Client(timeout=30) as http:
+            replies = [http.post(url + path, content=body) for path in
+                       ("/v1/chat/completions", "/v1/responses", "/v1/messages",
+                        "/v1beta/models/gemini-2.5-pro:streamGenerateContent")
+                       for body in (b"[1,2]", b"null", b'{"model": 5}', b"[" * 500 + b"]" * 500)]
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    assert {r.status_code for r in replies} == {400}
+    assert {tuple(sorted(r.json())) for r in replies} == {("error",), ("error", "type")}
+    assert "Traceback" not in err

@@ -23,6 +23,7 @@ from harness.models.emulator.chat import openai_completion, openai_prompt_tokens
 from harness.models.emulator.limits import RateLimits, window_error
 from harness.models.emulator.messages import (anthropic_blocks, anthropic_message, anthropic_stream,
                                               request_from_anthropic)
+from harness.models.emulator.request_schema import check_request, parse_body
 from harness.models.emulator.reply import Exchange, Reply, Responder, exchange
 from harness.models.emulator.responses_stream import responses_stream
 from harness.models.emulator.wire import content_tokens, error_response, require
@@ -79,7 +80,7 @@ class Emulator:
                 raise EmulatorTimeout()
             if fault and fault.kind in STATUS_FAULTS:
                 raise fault_error(fault)
-            payload = _json_payload(body)
+            payload = check_request(route, parse_body(body))
             self._admit(len(body) // 4)
             serial = self._received(payload)
             kind = fault.kind if fault else None
@@ -240,6 +241,12 @@ def _route(method: str, where: str) -> str:
     return found
 
 
+def error_reply(path: str, headers: dict[str, str], err: EmulatorError) -> tuple[int, dict[str, str], bytes]:
+    """An error answered before or outside `Emulator.handle` (a body that cannot be read, a fault of the
+    emulator's own), in the shape of the wire the path and headers name."""
+    return error_response(err, _wire_of(path.split("?", 1)[0].rstrip("/"), headers))
+
+
 def _wire_of(where: str, headers: dict[str, str]) -> str:
     """The wire whose shapes answer (errors included, before any route is known)."""
     names = {k.lower() for k in headers}
@@ -258,9 +265,3 @@ def _model_list(anthropic: bool) -> dict[str, Any]:
     return {"object": "list", "data": [{"id": m, "object": "model", "created": 0, "owned_by": "emulator"}
                                        for m in LISTED_MODELS["openai"]]}
 
-
-def _json_payload(body: bytes) -> dict[str, Any]:
-    try:
-        return json.loads(body or b"{}")
-    except json.JSONDecodeError as exc:
-        raise EmulatorError(400, "invalid_request_error", f"body is not JSON: {exc}") from None

@@ -18,8 +18,9 @@ from harness.models.emulator.faults import EmulatorError
 
 # Google's error status names by HTTP status (google.rpc.Code as the Gemini API reports it).
 GEMINI_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
-                 405: "UNIMPLEMENTED", 409: "ABORTED", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE",
-                 504: "DEADLINE_EXCEEDED", 529: "UNAVAILABLE"}
+                 405: "UNIMPLEMENTED", 409: "ABORTED", 413: "INVALID_ARGUMENT", 429: "RESOURCE_EXHAUSTED",
+                 500: "INTERNAL", 501: "UNIMPLEMENTED", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED",
+                 529: "UNAVAILABLE"}
 
 
 def require(payload: dict, key: str, kind: type, nonempty: bool = False) -> Any:
