@@ -121,10 +121,13 @@ def test_no_single_message_fills_a_line_extract(kind):
     assert "Switched to 9090." in text  # the pasted spec took at most its quarter of the budget
     spec = [line for line in text.splitlines() if line.startswith("Paste of the spec")]
     assert len(spec) <= 1 and all(tokens.count_text(line) <= 30 for line in spec)  # cut at a word's end
-    lines = text.splitlines()
+    lines = [line for line in text.splitlines() if line]
     said = [line for m in (long_request().previous_summary, *(m.content for m in LONG)) for line in m.splitlines()]
-    assert [said.index(next(s for s in said if s.startswith(line))) for line in lines] == sorted(
-        said.index(next(s for s in said if s.startswith(line))) for line in lines)  # printed in the order said
+    places = [said.index(next(s for s in said if s.startswith(line))) for line in lines]
+    assert places == sorted(places)  # printed in the order said
+    sources = [long_request().previous_summary, *(m.content for m in LONG)]
+    for paragraph in text.split("\n\n"):  # each message's lines are a paragraph of their own
+        assert len({next(i for i, s in enumerate(sources) if line in s) for line in paragraph.splitlines()}) == 1
 
 
 def test_each_line_extract_takes_what_it_is_named_for_first():

@@ -5,7 +5,7 @@ newest first within a round, printed in the order said), `last-lines` (the first
 said last) and `user-messages` (the first user message, every later one newest first, then the assistant's last
 lines). No single message takes more than a quarter of an extract's budget, so one long request or reply cannot
 fill it (a line longer than its message's share is cut at a word's end); what is picked is printed in the order
-it was said. A summary that cannot beat these is no better than keeping the talk.
+it was said, each message's lines a paragraph of their own. A summary that cannot beat these is no better than keeping the talk.
 """
 
 from __future__ import annotations
@@ -66,7 +66,14 @@ def _cut(text: str, room: int, tokens: TokenCounter) -> str:
 
 
 def _printed(lines: list[Line]) -> str:
-    return "\n".join(line.text for line in sorted(lines, key=lambda line: (line.position, line.number)))
+    """In the order said, a blank line between two messages' lines: each message's excerpt is its own paragraph."""
+    out, last = [], None
+    for line in sorted(lines, key=lambda line: (line.position, line.number)):
+        if last is not None and line.position != last:
+            out.append("")
+        out.append(line.text)
+        last = line.position
+    return "\n".join(out)
 
 
 def line_picker(request: SummaryInput, budget: int, tokens: TokenCounter) -> str:

@@ -110,10 +110,17 @@ def test_a_recurring_command_is_kept_in_its_latest_form() -> None:
     assert "iPhone 16" not in values
 
 
-def test_the_agents_last_words_say_what_was_in_flight() -> None:
-    text = run((M("user", "Re-initialise logging per session."),
+def test_the_agents_last_words_say_what_was_in_flight(monkeypatch) -> None:
+    from harness.models.builtin.rules import OFF_VARIABLE
+
+    messages = (M("user", "Re-initialise logging per session."),
                 M("assistant", "Now let me add `logging.Init(sessionID)` after each handler parses stdin.",
-                  (ToolCallSpec("e1", "Edit", {"file_path": "/a/hooks.go", "old_string": "x", "new_string": "y"}),))))
+                  (ToolCallSpec("e1", "Edit", {"file_path": "/a/hooks.go", "old_string": "x", "new_string": "y"}),)))
+    text = run(messages)  # the reply's first sentence is progress (`lead-sentence`), the step is the next step
+    assert "Now let me add `logging.Init(sessionID)`" in section(text, "Progress")
+    assert "Last step started before this summary: Edit: file_path=/a/hooks.go" in section(text, "Next steps")
+    monkeypatch.setenv(OFF_VARIABLE, "lead-sentence")  # without it, they are told as the last words
+    text = run(messages)
     assert "last words before this summary: Now let me add `logging.Init(sessionID)`" in section(text, "Next steps")
 
 
@@ -127,3 +134,17 @@ def test_the_branch_git_says_it_is_on_is_an_exact_value_and_the_newest_wins() ->
     assert commit[0][1] == ("branch main", "1a2b3c4")  # a commit line names its branch and keeps its hash
     assert fact_key(*commit[0]) != "facts:working branch"
     assert fact_lines("[x] done") == ()
+
+
+def test_the_first_sentence_of_a_reply_with_a_step_is_progress(monkeypatch) -> None:
+    """Rule `lead-sentence` (issue 42): a reply opens with what it found or is about to do, step or no step."""
+    from harness.models.builtin.rules import OFF_VARIABLE
+
+    messages = (M("user", "Find out why the strategy package cannot reuse the branch helpers."),
+                M("assistant", "The strategy package cannot import from cli because of a circular import. "
+                               "Let me check the helpers.", (ToolCallSpec("c1", "Read", {"file_path": "cli/git.go"}),)),
+                M("tool", "package cli", tool_call_id="c1"),
+                M("assistant", "Both helpers now live in strategy/common.go."))
+    assert "circular import" in section(run(messages), "Progress")
+    monkeypatch.setenv(OFF_VARIABLE, "lead-sentence")
+    assert "circular import" not in section(run(messages), "Progress")

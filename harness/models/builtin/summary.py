@@ -25,6 +25,7 @@ from harness.models.builtin.keys import fact_key, value_key
 from harness.models.builtin.later import LaterFacts
 from harness.models.builtin.outputs import untagged
 from harness.models.builtin.noise import strip_noise, user_words
+from harness.models.builtin.rules import enabled
 from harness.models.builtin.reports import is_protocol_error, is_rejection, is_subagent, report_text
 from harness.models.builtin.sections import category_of, previous_summary, summary_format
 from harness.models.builtin.steps import (MIN_RUNS, command_key, command_of, error_line, first_line,
@@ -176,6 +177,8 @@ class _SummaryBuilder(LaterFacts):
         if message.content.strip():
             self.last_words = clip(message.content, MAX_LAST_WORDS)
         if prose and not message.tool_calls:  # a reply with no step after it reports a finding or an answer
+            self.add("progress", prose[0], keyed=False)
+        elif prose and enabled("lead-sentence"):  # a reply's first sentence says what it found or is doing
             self.add("progress", prose[0], keyed=False)
         for sentence in prose:
             if DECISION_CUES.search(sentence):
