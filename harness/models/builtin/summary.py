@@ -41,7 +41,6 @@ MAX_NEXT_STEPS = 5
 MIN_GOAL_WORDS = 4  # "yes", "1+2", "ok do that" answer the agent; they set no goal
 # Shares of the budget for the sections that grow with the session rather than with the task.
 SHARES = {"facts": 0.25, "files": 0.15, "errors": 0.12}
-
 MAX_REPORT_DECISIONS = 3  # a subagent's report is long; its decisions beyond a few are detail
 MAX_GOAL_SENTENCES = 2
 MAX_LAST_WORDS = 400
@@ -61,7 +60,7 @@ class _SummaryBuilder(LaterFacts):
         self.runs: dict[str, int] = {}  # shell commands by what they are (command_key): how often run
         self.open_error: Item | None = None  # the last error, until the agent says what it makes of it
         self.in_flight: str | None = None
-        self.last_words = ""  # the agent's last prose  # the last step the agent started: what was going on at the cut
+        self.last_words = ""  # the agent's last prose
         self.order = 0
 
     def next_order(self) -> int:
@@ -176,9 +175,8 @@ class _SummaryBuilder(LaterFacts):
             self._attach_fix(prose[0])
         if message.content.strip():
             self.last_words = clip(message.content, MAX_LAST_WORDS)
-        if prose and not message.tool_calls:  # a reply with no step after it reports a finding or an answer
-            self.add("progress", prose[0], keyed=False)
-        elif prose and enabled("lead-sentence"):  # a reply's first sentence says what it found or is doing
+        # a reply opens with what it found or is about to do; one with no step after it, always (`lead-sentence`)
+        if prose and (not message.tool_calls or enabled("lead-sentence")):
             self.add("progress", prose[0], keyed=False)
         for sentence in prose:
             if DECISION_CUES.search(sentence):
@@ -282,8 +280,7 @@ class _SummaryBuilder(LaterFacts):
                 return text, False
             victim = next(victims, None)
             if victim is None:
-                tokens = _tokens.encode(text)[:max_tokens]
-                return _tokens.decode(tokens), True
+                return _tokens.decode(_tokens.encode(text)[:max_tokens]), True
             self._drop(victim)
 
     def _oldest_first(self) -> Iterator[Item | FileEntry]:
