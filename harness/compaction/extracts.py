@@ -5,7 +5,8 @@ newest first within a round, printed in the order said), `last-lines` (the first
 said last) and `user-messages` (the first user message, every later one newest first, then the assistant's last
 lines). No single message takes more than a quarter of an extract's budget, so one long request or reply cannot
 fill it (a line longer than its message's share is cut at a word's end); what is picked is printed in the order
-it was said, each message's lines a paragraph of their own. A summary that cannot beat these is no better than keeping the talk.
+it was said, each message's lines a paragraph of their own. A summary that cannot beat these is no better than
+keeping the talk.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from harness.models import _tokens
 from harness.models.base import ChatMessage, ModelRequest
-from harness.models.builtin.cues import CONSTRAINT_CUES, NEXT_CUES, NOT_PROSE, PROGRESS_CUES, is_rule
+from harness.models.builtin.cues import ANNOUNCES_STEP, CONSTRAINT_CUES, NEXT_CUES, NOT_PROSE, PROGRESS_CUES, is_rule
 from harness.models.builtin.facts import fact_lines
 from harness.models.builtin.fill import fill
 from harness.models.builtin.edits import declared_names
@@ -52,8 +52,7 @@ class _SummaryBuilder(LaterFacts):
         self.sections = sections
         if not any(category_of(title) == "facts" for _, title in sections):
             at = next((i for i, (_, t) in enumerate(sections) if category_of(t) == "next"), len(sections))
-            prefix = sections[0][0] if sections else "##"
-            self.sections = [*sections[:at], (prefix, FACTS_TITLE), *sections[at:]]
+            self.sections = [*sections[:at], (sections[0][0] if sections else "##", FACTS_TITLE), *sections[at:]]
         self.items = Items()
         self.files: dict[str, FileEntry] = {}
         self.tasks = TaskList()
@@ -175,8 +174,8 @@ class _SummaryBuilder(LaterFacts):
             self._attach_fix(prose[0])
         if message.content.strip():
             self.last_words = clip(message.content, MAX_LAST_WORDS)
-        # a reply opens with what it found or is about to do; one with no step after it, always (`lead-sentence`)
-        if prose and (not message.tool_calls or enabled("lead-sentence")):
+        # a reply opens with what it found; one with no step after it, always (rule `lead-sentence`)
+        if prose and (not message.tool_calls or enabled("lead-sentence") and not ANNOUNCES_STEP.search(prose[0])):
             self.add("progress", prose[0], keyed=False)
         for sentence in prose:
             if DECISION_CUES.search(sentence):
@@ -286,10 +285,11 @@ class _SummaryBuilder(LaterFacts):
     def _oldest_first(self) -> Iterator[Item | FileEntry]:
         """What goes first when the whole is over budget: the oldest item or file, the protected items last.
         From here on entries are only dropped, so the order is taken once."""
-        entries: list[Item | FileEntry] = [i for i in self.items if not i.protected]
-        entries += self.files.values()
+        users = ("goal", "constraints") if enabled("user-words-last") else ()  # the user's words go last
+        words = [i for i in self.items if not i.protected and i.category in users]
+        entries = [*(i for i in self.items if not i.protected and i.category not in users), *self.files.values()]
         protected = [i for i in self.items if i.protected]  # the store keeps them oldest first
-        return iter([*sorted(entries, key=lambda entry: entry.order), *protected])
+        return iter([*sorted(entries, key=lambda entry: entry.order), *words, *protected])
 
     def _shrink_by_estimate(self, max_tokens: int, victims: Iterator[Item | FileEntry]) -> None:
         """Cheap first pass: per-line counts (cached) of the rendered summary bring it under budget; the exact
