@@ -20,17 +20,12 @@ from itertools import islice
 from typing import Iterable
 
 from harness import probe_regex
+from harness.statements import statements
 
 _QUOTES = re.compile(r"[\"'`\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u00ab\u00bb]")
 _THOUSANDS = re.compile(r"(?<=\d)[,_](?=\d{3}(?!\d))")
 _SPACE = re.compile(r"\s+")
 _TRAILING = ".,;:!?"
-# A statement is a line, a sentence or a clause: split at line breaks, sentence ends, `;` and inline list marks
-# (a one-line summary is read clause by clause; a quoted request of any length is one statement).
-# A line under a heading or a parent item is about what that names ("## Pending tasks", "- `config.go`:" over
-# "  - port 9090"): the statement's heading is its nearest heading or label line and its parent item.
-_CLAUSE = re.compile(r"(?<=[.!?])\s+|;|\s[\u2022\u00b7]\s")
-_LABEL_LINE = re.compile(r"^\s*(?:#+\s|.*:\W*$)")
 # An `all` item right after one of these (an article or "any" between at most) is stated as absent: "no small
 # ones", "not 8080", "never retried", "don't retry" (quotes are spaces by then: "don t").
 _NEGATED = re.compile(r"(?:\b(?:no|not|never|without|nor|no\s+longer)|\w+n\s+t)(?:\s+(?:a|an|the|any))?\s+$")
@@ -47,7 +42,7 @@ might must shall going get got find found keep kept name named give given value 
 
 # A none item preceded by one of these (at most two words in between, same clause) is mentioned as history.
 _HISTORY_BEFORE = re.compile(
-    r"\b(?:from|was|were|previously|formerly|earlier|originally|old|older|instead\s+of|rather\s+than|not|no\s+longer|"
+    r"\b(?:from|was|were|previously|formerly|earlier|originally|initially|old|older|instead\s+of|rather\s+than|not|no\s+longer|"
     r"replac(?:e|es|ed|ing)|supersed(?:e|es|ed|ing)|used\s+to\s+be|prior|deprecated|dropped|removed|reverted|"
     r"abandoned|rejected|never|off|no)"
     r"(?:[^\w.;\n]+[\w/.-]+){0,2}[^\w.;\n]*$")
@@ -78,9 +73,10 @@ def normalise_item(item: str) -> str:
 class Haystack:
     """A text normalised once: a long context is asked many questions. A statement also knows its heading."""
 
-    def __init__(self, raw: str, heading: str = ""):
+    def __init__(self, raw: str, heading: str = "", code: bool = False):
         self.raw = raw
         self.heading = heading
+        self.code = code  # a line of a code block: `none` reads statements, not quoted code
 
     @classmethod
     def joined(cls, raws: Iterable[str], forms: dict[str, str]) -> Haystack:
@@ -101,43 +97,13 @@ class Haystack:
 
     @cached_property
     def statements(self) -> tuple[Haystack, ...]:
-        """The lines, sentences and clauses of the text."""
-        return tuple(unit for line, heading in _lines_with_headings(self.raw) for unit in _clauses(line, heading))
+        """The text's statements, each with what binds it (harness.statements: a Markdown document's structure,
+        or the lines and clauses of plain text)."""
+        return tuple(Haystack(s.text, s.context, s.code) for s in statements(self.raw))
 
     @cached_property
     def heading_text(self) -> str:
         return normalise(self.heading)
-
-
-def _clauses(line: str, heading: str) -> list[Haystack]:
-    """A line's clauses; a label clause ("Pending tasks:", "## Next") heads the clauses after it in the line, as
-    it would the lines under it (a summary joined into one line keeps its structure)."""
-    out, label = [], ""
-    for clause in _CLAUSE.split(line):
-        if clause.strip():
-            out.append(Haystack(clause, f"{heading} {label}".strip()))
-            if _LABEL_LINE.match(clause.strip()):
-                label = clause
-    return out
-
-
-def _lines_with_headings(raw: str) -> list[tuple[str, str]]:
-    """Each non-blank line with its heading: the latest heading or unindented label line (ending in `:`), and
-    the nearest less indented line above it (its parent item)."""
-    out, heading, parents = [], "", []  # parents: (indent, line) of the open items above
-    for line in raw.splitlines():
-        if not line.strip():
-            continue
-        indent = len(line) - len(line.lstrip())
-        while parents and parents[-1][0] >= indent:
-            parents.pop()
-        if indent == 0 and _LABEL_LINE.match(line):
-            out.append((line, heading if not line.lstrip().startswith("#") else ""))
-            heading, parents = line, []
-            continue
-        out.append((line, " ".join(filter(None, (heading, parents[-1][1] if parents else "")))))
-        parents.append((indent, line))
-    return out
 
 
 def _word(char: str) -> bool:
@@ -299,6 +265,11 @@ def bound_in(unit: Haystack, item: str, anchors: tuple[str, ...] | None, negatab
     spans = [s for s in occurrences(unit.text, key) if not (negatable and negated(unit.text, s))]
     if not spans or anchors is None:
         return bool(spans)
+    return _bound(unit, key, spans, anchors)
+
+
+def _bound(unit: Haystack, key: str, spans: list[int], anchors: tuple[str, ...]) -> bool:
+    """One of `anchors` beside one of the mentions of `key` at `spans`, or in the statement's heading."""
     heading = blank_tokens(unit.heading_text, key)  # a heading that repeats the fact's token binds by its other words
     return (any(anchored(unit.text, s, s + len(key), anchors) for s in spans)
             or any(anchor_in(heading, a) for a in anchors))
@@ -328,6 +299,25 @@ def states(haystack: Haystack, item: str) -> bool:
     """Whether `item` is stated as a current value somewhere (not only mentioned as history)."""
     key = normalise_item(item)
     return any(not is_history(haystack.text, s, s + len(key)) for s in occurrences(haystack.text, key))
+
+
+# A clause that asks ("50 commits on a branch...?") states no value.
+_QUESTION = re.compile(r"\?\W*$")
+
+
+def states_about(haystack: Haystack, item: str, anchors: tuple[str, ...] | None) -> bool:
+    """Whether a statement of the text states `item` as the current value of what the probe asks: not as history,
+    not in a question, not in a line of code (quoted code and commands hold old values without stating them), and
+    bound to one of
+    `anchors` as an expected fact is (a stale value said of something else states nothing about the referent)."""
+    key = normalise_item(item)
+    for unit in haystack.statements:
+        if unit.code or _QUESTION.search(unit.text):
+            continue
+        spans = [s for s in occurrences(unit.text, key) if not is_history(unit.text, s, s + len(key))]
+        if spans and (anchors is None or _bound(unit, key, spans, anchors)):
+            return True
+    return False
 
 
 @dataclass(frozen=True)

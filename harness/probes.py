@@ -21,7 +21,7 @@ from harness.session import Message, Session, message_text
 from harness.tokens import MessageTokens
 from harness.chat import chat_message
 from harness.matching import (Haystack, Match, anchored, asks_absence, contains, match_items, normalise_item, occurrences,
-                              question_anchors, stated_in, states)
+                              question_anchors, stated_in, states_about)
 
 CONDITIONS = ("compacted", "full", "floor")
 ANSWER_INSTRUCTION = "Answer from the conversation above, briefly and exactly.\n\nQuestion: {question}"
@@ -73,7 +73,7 @@ def retained(context: ContextText | str, probe: Probe) -> Match:
         return contains(verbatim, item) or (summary is not None and stated_in(summary, item, bound, negatable))
 
     missing = tuple(item[0] for item in probe.all if not any(present(a) for a in item))
-    forbidden = tuple(n for n in probe.none if states(summary, n)) if summary is not None else ()
+    forbidden = tuple(n for n in probe.none if states_about(summary, n, bound)) if summary is not None else ()
     regex_ok = True
     if probe.regex is not None and not probe.all:
         texts = [verbatim.raw] + ([u.raw for u in summary.statements] if summary is not None else [])

@@ -89,20 +89,58 @@ def test_the_bag_in_lines_and_dotted_holds_the_same_tokens_laid_out():
     assert tokens.count_text(lined) <= 60 and tokens.count_text(dotted) <= 60
 
 
-def test_line_picker_value_dump_and_last_lines():
-    from harness.compaction.controls import last_lines, line_picker, value_dump
+def test_value_dump_labels_each_value_with_the_words_before_it():
+    from harness.compaction.controls import value_dump
 
     tokens = counter("o200k")
     docs = [(True, m.content) for m in HEAD] + [(False, "Traceback (most recent call last)\nValueError: port")]
-    picked = line_picker(docs, 60, tokens).splitlines()
-    assert picked[:3] == [m.content for m in HEAD]  # whole lines, what was said first
     dump = value_dump(docs, 200, tokens).splitlines()
     assert "server to port: 9090" in dump and "Editing: src/server/config.ts" in dump  # three words before it
     assert "staging host is: db-stage-03.internal" in dump
     assert len(dump) == len(set(dump))  # each value once
-    kept = last_lines(request(), 40, tokens)
-    assert kept.startswith(HEAD[0].content) and kept.endswith(HEAD[1].content)
-    assert tokens.count_text(last_lines(request(), 12, tokens)) <= 12
+
+
+LONG = (Message("user", "Build the importer.\n" + "Paste of the spec, a long line. " * 200),
+        Message("assistant", "Reading spec.md first.\nThe parser lives in src/parse.py."),
+        Message("tool", "secret tool output line"),
+        Message("user", "Use port 9090 for the dev server."),
+        Message("assistant", "Switched to 9090.\nNext: run the tests."))
+
+
+def long_request():
+    return SummaryInput("sys", "Earlier: the repo is at /work/x.", LONG, 500, 1, 0)
+
+
+@pytest.mark.parametrize("kind", ["line-picker", "last-lines", "user-messages"])
+def test_no_single_message_fills_a_line_extract(kind):
+    from harness.compaction import extracts
+
+    tokens = counter("o200k")
+    text = getattr(extracts, kind.replace("-", "_"))(long_request(), 120, tokens)
+    assert tokens.count_text(text) <= 120 and "secret tool output" not in text  # what was said, not tool output
+    assert "Switched to 9090." in text  # the pasted spec took at most its quarter of the budget
+    spec = [line for line in text.splitlines() if line.startswith("Paste of the spec")]
+    assert len(spec) <= 1 and all(tokens.count_text(line) <= 30 for line in spec)  # cut at a word's end
+    lines = [line for line in text.splitlines() if line]
+    said = [line for m in (long_request().previous_summary, *(m.content for m in LONG)) for line in m.splitlines()]
+    places = [said.index(next(s for s in said if s.startswith(line))) for line in lines]
+    assert places == sorted(places)  # printed in the order said
+    sources = [long_request().previous_summary, *(m.content for m in LONG)]
+    for paragraph in text.split("\n\n"):  # each message's lines are a paragraph of their own
+        assert len({next(i for i, s in enumerate(sources) if line in s) for line in paragraph.splitlines()}) == 1
+
+
+def test_each_line_extract_takes_what_it_is_named_for_first():
+    from harness.compaction.extracts import last_lines, line_picker, user_messages
+
+    tokens = counter("o200k")
+    picked = line_picker(long_request(), 60, tokens).splitlines()
+    assert "Earlier: the repo is at /work/x." in picked and "Reading spec.md first." in picked  # first lines first
+    assert "The parser lives in src/parse.py." not in picked  # second lines only once every first line is in
+    assert last_lines(long_request(), 60, tokens).splitlines()[-2:] == ["Switched to 9090.", "Next: run the tests."]
+    users = user_messages(long_request(), 60, tokens)
+    assert "Build the importer." in users and "Use port 9090 for the dev server." in users
+    assert "Reading spec.md first." not in users  # the assistant's oldest lines come last of all
 
 
 def test_an_unknown_control_is_refused():

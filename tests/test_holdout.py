@@ -53,6 +53,18 @@ def test_each_repository_in_pool_and_held_out_count_what_the_full_history_passes
     assert study["in_pool"]["rule"]["only_b"] == 3 and study["in_pool"]["rule"]["p"] == pytest.approx(0.625)
 
 
+def test_the_builtin_is_judged_against_the_strongest_control_arm_of_each_row():
+    runs = _runs()
+    runs["line-picker"] = _run(dict.fromkeys(PROBES, False) | {("a1", "x", "recall"): True}, frozenset({"bad"}))
+    runs["last-lines"] = _run(dict.fromkeys(PROBES, False) | {("b1", "w", "goal"): True}, frozenset({"bad"}))
+    study = holdout_study(runs, REPOS, origins=frozenset({"own/a"}))
+    pool = study["in_pool"]["against_strongest"]  # a tie (1 each): the later name, alphabetically
+    assert pool["control"] == "line-picker" and (pool["only_a"], pool["only_b"]) == (0, 2)
+    held = study["held_out"]["against_strongest"]  # own/b: last-lines keeps its one probe, the builtin not
+    assert held["control"] == "last-lines" and (held["only_a"], held["only_b"]) == (1, 0)
+    assert _runs() and holdout_study(_runs(), REPOS)["in_pool"]["against_strongest"] is None
+
+
 def test_a_rule_from_outside_the_pool_holds_the_whole_pool_out():
     study = holdout_study(_runs(), REPOS, origins=frozenset())
     assert study["held_out"]["arms"] == study["in_pool"]["arms"]

@@ -2,12 +2,13 @@
 
     .venv/bin/python tools/holdout.py [--rule NAME] [--out results/holdout] [--from-runs | --reuse-common] [--json]
 
-Runs the real pool three times at its real compaction points (harness.studies.real's arms): the real
-summaries, the builtin with every rule, the builtin with NAME switched off (HARNESS_BUILTIN_RULES_OFF), and
-prints `retained` per repository, in pool and held out (all but the repository NAME was written from,
-harness/models/builtin/rules.py), with exact McNemar p and the case-clustered interval of the rule's
-difference and of the builtin against the real summaries. Without --rule: the builtin against the real
-summaries per repository. --list names the rules and their origins.
+Runs the real pool at its real compaction points (harness.studies.real's arms): the real summaries, the
+builtin with every rule, the strongest controls (--controls: the line extracts), the builtin with NAME switched
+off (HARNESS_BUILTIN_RULES_OFF), and prints `retained` per repository, in pool and held out (all but the
+repository NAME was written from, harness/models/builtin/rules.py), with exact McNemar p and the case-clustered
+interval of the rule's difference, of the builtin against the real summaries and against the strongest
+control. Without --rule: the builtin against the real summaries and the controls per repository. --list names
+the rules and their origins.
 """
 
 from __future__ import annotations
@@ -44,25 +45,33 @@ def rules_off(names: str):
             os.environ[OFF_VARIABLE] = before
 
 
-def chosen_arms(rule: str | None) -> tuple[Arm, ...]:
-    real, builtin = arms()[:2]
+# The strongest controls on the real pool (docs/evaluation.md): the builtin is judged against the best of them.
+CONTROLS = ("line-picker", "last-lines", "user-messages")
+
+
+def chosen_arms(rule: str | None, controls: tuple[str, ...] = ()) -> tuple[Arm, ...]:
+    """The real summaries, the builtin with every rule, the chosen controls, and the builtin without `rule`
+    (last: it is the one arm `--reuse-common` runs again)."""
+    real, builtin, *others = arms()
     with_all = replace(builtin, name=WITH)
+    picked = tuple(arm for arm in others if arm.name in controls)
     if rule is None:
-        return real, with_all
-    return real, with_all, replace(builtin, name=WITHOUT, slug=f"without-{rule.replace(',', '+')}")
+        return real, with_all, *picked
+    return real, with_all, *picked, replace(builtin, name=WITHOUT, slug=f"without-{rule.replace(',', '+')}")
 
 
 def run(cases, out: Path, chosen: tuple[Arm, ...], rule: str | None, as_json: bool, reuse: bool) -> dict:
     progress = ArmProgress(as_json=as_json)
     runs = {}
+    common = chosen[:-1] if rule is not None else chosen
     if reuse:
-        runs |= read_arms(out, chosen[:2])
+        runs |= read_arms(out, common)
     else:
         with rules_off(""):
-            runs |= run_arms(cases, out, chosen[:2], progress)
+            runs |= run_arms(cases, out, common, progress)
     if rule is not None:
         with rules_off(rule):
-            runs |= run_arms(cases, out, chosen[2:], progress)
+            runs |= run_arms(cases, out, chosen[-1:], progress)
     return runs
 
 
@@ -93,6 +102,10 @@ def show(study: dict, rules: list[str]) -> None:
         if has_rule:
             print(f"    the rule: {_p(row['rule'])}")
         print(f"    builtin against the real summaries: {_p(row['against_real'])}")
+        if row.get("against_strongest"):
+            strongest = row["against_strongest"]
+            print(f"    builtin {_figure(row, WITH)} against the strongest control, {strongest['control']} "
+                  f"{_figure(row, strongest['control'])}: {_p(strongest)}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from-runs", action="store_true", help="read the runs already in --out")
     parser.add_argument("--reuse-common", action="store_true",
                         help="read the real summaries' and the builtin's runs from --out, run only the one without the rule")
+    parser.add_argument("--controls", default=",".join(CONTROLS),
+                        help=f"control arms to judge the builtin against (default {','.join(CONTROLS)}; '' for none)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.list:
@@ -122,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         repositories = {c.id: repository_of(c) for c in cases}
         out = Path(args.out)
         switched = ",".join(rules) or None
-        chosen = chosen_arms(switched)
+        chosen = chosen_arms(switched, tuple(c for c in args.controls.split(",") if c))
         runs = read_arms(out, chosen) if args.from_runs else run(cases, out, chosen, switched, args.json, args.reuse_common)
         origins = frozenset(RULES[name].origin for name in rules if RULES[name].origin)
         study = holdout_study(runs, repositories, origins)

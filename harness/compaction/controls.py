@@ -5,10 +5,9 @@ control differs from it in content only: `empty` (the header alone), `keyword-ba
 tokens, no sentences) and the same bag laid out `keyword-bag-lined` (10 tokens a line) and `keyword-bag-dotted`
 (". " after every token), `stripped-head` (the head's words in the order said, function words dropped, each
 once), `head-first` / `head-last` (the first / last tokens of the head as a transcript), and
-the strongest cheap tricks: `line-picker` (whole lines of the head, what was said first), `value-dump` (every
-path, number, id and command of the head with a 3-word label) and `last-lines` (the first user message and the
-last assistant lines). A grade that gives any of them most of a real summary's credit measures token presence
-or layout, not retention.
+the strongest cheap tricks: `value-dump` (every path, number, id and command of the head with a 3-word label)
+and the line extracts of harness.compaction.extracts, `line-picker`, `last-lines` and `user-messages`. A grade
+that gives any of them most of a real summary's credit measures token presence or layout, not retention.
 """
 
 from __future__ import annotations
@@ -20,12 +19,13 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from harness.compaction.extracts import last_lines, line_picker, user_messages
 from harness.compaction.summarizer import Summarizer, SummaryInput, SummaryResult
 from harness.session import Message, message_text
 from harness.tokens import TokenCounter, counter
 
 CONTROLS = ("empty", "keyword-bag", "keyword-bag-lined", "keyword-bag-dotted", "stripped-head", "head-first",
-            "head-last", "line-picker", "value-dump", "last-lines")
+            "head-last", "line-picker", "value-dump", "last-lines", "user-messages")
 _TOKEN = re.compile(r"[A-Za-z0-9_][\w./:@#-]*[\w]|[A-Za-z0-9]")
 # Words that carry no task state in any session; a bag of them would be a weaker adversary than we want.
 _COMMON = frozenset("""
@@ -126,9 +126,10 @@ _MAKERS: dict[str, Callable[[SummaryInput, int, TokenCounter], str]] = {
     "keyword-bag-lined": lambda request, budget, tokens: keyword_bag(_documents(request), budget, tokens, "lined"),
     "keyword-bag-dotted": lambda request, budget, tokens: keyword_bag(_documents(request), budget, tokens, "dotted"),
     "stripped-head": lambda request, budget, tokens: stripped_head(_documents(request), budget, tokens),
-    "line-picker": lambda request, budget, tokens: line_picker(_documents(request), budget, tokens),
+    "line-picker": lambda request, budget, tokens: line_picker(request, budget, tokens),
     "value-dump": lambda request, budget, tokens: value_dump(_documents(request), budget, tokens),
     "last-lines": lambda request, budget, tokens: last_lines(request, budget, tokens),
+    "user-messages": lambda request, budget, tokens: user_messages(request, budget, tokens),
     "head-first": lambda request, budget, tokens: head_first("\n".join(_head_text(request)), budget, tokens),
     "head-last": lambda request, budget, tokens: head_last("\n".join(_head_text(request)), budget, tokens),
 }
@@ -140,11 +141,6 @@ def _lines(docs: list[tuple[bool, str]]) -> list[str]:
     said = [line.strip() for is_said, text in docs if is_said for line in text.splitlines()]
     output = [line.strip() for is_said, text in docs if not is_said for line in text.splitlines()]
     return list(dict.fromkeys(line for line in said + output if line))
-
-
-def line_picker(docs: list[tuple[bool, str]], budget: int, tokens: TokenCounter) -> str:
-    """Whole lines of the head, what was said first, to the budget: selection without any rewriting."""
-    return _fill(_lines(docs), "\n", budget, tokens)
 
 
 # A value: a path, a dotted name (file, host, version, module), a hex or ticket id, a camelCase or snake_case
@@ -165,18 +161,6 @@ def value_dump(docs: list[tuple[bool, str]], budget: int, tokens: TokenCounter) 
                 label = " ".join(_LABEL.findall(line[:found.start()])[-3:])
                 entries[value] = f"{label}: {value}" if label else value
     return _fill(list(entries.values()), "\n", budget, tokens)
-
-
-def last_lines(request: SummaryInput, budget: int, tokens: TokenCounter) -> str:
-    """The first user message, then the assistant's lines from the last back, to the budget: what a runtime
-    that keeps the request and the latest talk would hold."""
-    first = next((message_text(m) for m in request.head if m.role == "user" and message_text(m).strip()), "")
-    head = _fill(first.splitlines(), "\n", budget, tokens)
-    spoken = [line.strip() for m in request.head if m.role == "assistant" for line in message_text(m).splitlines()]
-    latest = list(reversed(list(dict.fromkeys(reversed([line for line in spoken if line])))))
-    room = budget - tokens.count_text(head + "\n")
-    tail = list(reversed(_fill(list(reversed(latest)), "\n", max(room, 0), tokens).split("\n")))
-    return "\n".join(part for part in (head, "\n".join(tail)) if part.strip())
 
 
 @dataclass

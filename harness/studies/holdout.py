@@ -2,7 +2,7 @@
 the repositories it was not written from. Over the real pool's finished runs (the real summaries, the builtin
 with every rule, the builtin with the rule switched off), `retained` per repository and in total, in pool and
 held out (every repository but the rule's origin), with exact McNemar p and the case-clustered interval of the
-rule's difference."""
+rule's difference; where control arms ran (the line extracts), the builtin against the strongest of them."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from harness.cases.schema import Case
 from harness.errors import HarnessError
 from harness.metrics import cluster_bootstrap_difference, mcnemar_exact
 from harness.results.headline import outcome
+from harness.compaction.controls import CONTROLS
 from harness.studies.real import REAL, probe_rows
 
 WITH, WITHOUT = "builtin", "builtin without the rule"
@@ -58,7 +59,17 @@ def _row(name: str, keys: list[Key], rows: dict[str, dict[Key, dict]]) -> dict[s
             "update": {"full": len(update), **{arm: sum(_passes(rows[arm].get(k), "compacted") for k in update)
                                                for arm in rows}},
             "rule": _compare(valid, rows[WITHOUT], rows[WITH]) if WITHOUT in rows else None,
-            "against_real": _compare(valid, base, rows[WITH])}
+            "against_real": _compare(valid, base, rows[WITH]),
+            "against_strongest": _against_strongest(valid, rows)}
+
+
+def _against_strongest(keys: list[Key], rows: dict[str, dict[Key, dict]]) -> dict[str, Any] | None:
+    """The builtin against the control arm that keeps the most of these probes (None without control arms)."""
+    controls = [arm for arm in rows if arm in CONTROLS]
+    if not controls:
+        return None
+    strongest = max(controls, key=lambda arm: (sum(_passes(rows[arm].get(k), "compacted") for k in keys), arm))
+    return {"control": strongest, **_compare(keys, rows[strongest], rows[WITH])}
 
 
 def holdout_study(runs: dict[str, dict[str, Any]], repositories: dict[str, str],

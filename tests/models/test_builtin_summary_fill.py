@@ -40,7 +40,10 @@ def section(text: str, title: str) -> str:
     return text.split(f"## {title}\n", 1)[1].split("\n\n## ", 1)[0]
 
 
-def test_left_budget_keeps_the_agents_explanation_of_an_error() -> None:
+def test_left_budget_keeps_the_agents_explanation_of_an_error(monkeypatch) -> None:
+    text = run(SESSION, 2000)  # the reply's first sentence of four words or more: progress (rule lead-sentence)
+    assert text.count(EXPLANATION) == 1 and EXPLANATION in section(text, "Progress")
+    monkeypatch.setenv("HARNESS_BUILTIN_RULES_OFF", "lead-sentence")  # without it, the fill pass adds it
     text = run(SESSION, 2000)
     assert EXPLANATION in section(text, "Decisions")
     assert _tokens.count(text) <= 2000

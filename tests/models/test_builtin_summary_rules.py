@@ -114,6 +114,7 @@ def test_the_agents_last_words_say_what_was_in_flight() -> None:
     text = run((M("user", "Re-initialise logging per session."),
                 M("assistant", "Now let me add `logging.Init(sessionID)` after each handler parses stdin.",
                   (ToolCallSpec("e1", "Edit", {"file_path": "/a/hooks.go", "old_string": "x", "new_string": "y"}),))))
+    # (an announcement of its own step, the sentence is no progress under `lead-sentence`)
     assert "last words before this summary: Now let me add `logging.Init(sessionID)`" in section(text, "Next steps")
 
 
@@ -127,3 +128,42 @@ def test_the_branch_git_says_it_is_on_is_an_exact_value_and_the_newest_wins() ->
     assert commit[0][1] == ("branch main", "1a2b3c4")  # a commit line names its branch and keeps its hash
     assert fact_key(*commit[0]) != "facts:working branch"
     assert fact_lines("[x] done") == ()
+
+
+def test_the_first_sentence_of_a_reply_with_a_step_is_progress(monkeypatch) -> None:
+    """Rule `lead-sentence` (issue 42): a reply opens with what it found or is about to do, step or no step."""
+    from harness.models.builtin.rules import OFF_VARIABLE
+
+    messages = (M("user", "Find out why the strategy package cannot reuse the branch helpers."),
+                M("assistant", "The strategy package cannot import from cli because of a circular import. "
+                               "Let me check the helpers.", (ToolCallSpec("c1", "Read", {"file_path": "cli/git.go"}),)),
+                M("tool", "package cli", tool_call_id="c1"),
+                M("assistant", "Both helpers now live in strategy/common.go."))
+    assert "circular import" in section(run(messages), "Progress")
+    monkeypatch.setenv(OFF_VARIABLE, "lead-sentence")
+    assert "circular import" not in section(run(messages), "Progress")
+
+
+def test_a_lead_sentence_that_announces_its_step_is_not_progress() -> None:
+    from harness.models.builtin.cues import ANNOUNCES_STEP
+
+    for said in ("Let me run the suite.", "I'll look at src/app.py.", "Now let me check the helpers.",
+                 "Running the affected tests again.", "Need to see the settings first."):
+        assert ANNOUNCES_STEP.search(said), said
+    for found in ("The strategy package cannot import from cli.", "Now we're seeing the real bug.",
+                  "Both helpers now live in strategy/common.go."):
+        assert not ANNOUNCES_STEP.search(found), found
+
+
+def test_over_budget_the_users_words_outlast_the_agents_narration(monkeypatch) -> None:
+    """Rule `user-words-last` (issue 42): a user's own words carry the goal and the constraints."""
+    from harness.models.builtin.rules import OFF_VARIABLE
+
+    messages = [M("user", "Migrate the invoices to gapless per-tenant numbering."),
+                M("user", "The release freeze starts Thursday 14:00 UTC, so merge the migration before that.")]
+    for n in range(40):
+        messages.append(M("assistant", f"Finding {n}: the ledger table {n} keeps its old index and its sequence."))
+    text = run(tuple(messages), budget=300)
+    assert "release freeze starts Thursday" in text and "Finding 0:" not in text
+    monkeypatch.setenv(OFF_VARIABLE, "user-words-last")
+    assert "release freeze starts Thursday" not in run(tuple(messages), budget=300)

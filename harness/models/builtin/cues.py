@@ -12,6 +12,10 @@ MIN_RULE_WORDS = 4  # "Things to always do", "Never:" head a list; they are no r
 NEXT_CUES = re.compile(r"\b(next|i'll|i will|let's|let us|plan|todo|then i|remaining|still need|will now)\b", re.I)
 PROGRESS_CUES = re.compile(r"\b(done|fixed|implemented|added|passes|passing|completed|created|updated|"
                             r"finished|works|working now|resolved|merged|committed|pushed)\b", re.I)
+# A sentence that announces the step it opens ("Let me run the suite.", "I'll look at x.py", "Re-running the
+# tests."): the step itself says it; it reports nothing found.
+ANNOUNCES_STEP = re.compile(r"^\W*(?:(?:now|first|next|ok(?:ay)?|so)\W+)?(?:i'll|i will|i'm going to|let me|let's|"
+                            r"let us|i need to|need to|i want to|time to|\w+ing\b)", re.I)
 # A sentence of prose, not a table row, a code line or a heading-like fragment.
 NOT_PROSE = re.compile(r"^\s*(\||//|#|[{}\[\]\"'`]|\w+\s*[:=]\s*[\"'{\[(]|[\w.]+\(.*\)\s*\{?$)|[:：]\s*$")
 

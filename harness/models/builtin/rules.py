@@ -30,6 +30,11 @@ RULES = {rule.name: rule for rule in (
          "a decision or finding a later sentence calls wrong is stated as superseded, the sentence kept"),
     Rule("declined-with-reason", "entireio/cli", "the rejection texts of the pool's entireio/cli sessions",
          "a declined call keeps the user's words typed with it or in the next turn, as a constraint"),
+    Rule("lead-sentence", "entireio/cli", "the builtin's losses to the line extracts on the pool's entireio/cli "
+         "sessions", "the first sentence of every reply, not only of replies without a step, is progress"),
+    Rule("user-words-last", None, "issue 42 (a user's own words carry the goal and the constraints), and the "
+         "generated long-billing-migration, whose goal the first form of lead-sentence pushed out of the budget",
+         "when the summary is over budget, the user's requests and rules are dropped after the agent's items"),
 )}
 
 

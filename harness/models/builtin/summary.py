@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from harness.models import _tokens
 from harness.models.base import ChatMessage, ModelRequest
-from harness.models.builtin.cues import CONSTRAINT_CUES, NEXT_CUES, NOT_PROSE, PROGRESS_CUES, is_rule
+from harness.models.builtin.cues import ANNOUNCES_STEP, CONSTRAINT_CUES, NEXT_CUES, NOT_PROSE, PROGRESS_CUES, is_rule
 from harness.models.builtin.facts import fact_lines
 from harness.models.builtin.fill import fill
 from harness.models.builtin.edits import declared_names
@@ -25,6 +25,7 @@ from harness.models.builtin.keys import fact_key, value_key
 from harness.models.builtin.later import LaterFacts
 from harness.models.builtin.outputs import untagged
 from harness.models.builtin.noise import strip_noise, user_words
+from harness.models.builtin.rules import enabled
 from harness.models.builtin.reports import is_protocol_error, is_rejection, is_subagent, report_text
 from harness.models.builtin.sections import category_of, previous_summary, summary_format
 from harness.models.builtin.steps import (MIN_RUNS, command_key, command_of, error_line, first_line,
@@ -40,7 +41,6 @@ MAX_NEXT_STEPS = 5
 MIN_GOAL_WORDS = 4  # "yes", "1+2", "ok do that" answer the agent; they set no goal
 # Shares of the budget for the sections that grow with the session rather than with the task.
 SHARES = {"facts": 0.25, "files": 0.15, "errors": 0.12}
-
 MAX_REPORT_DECISIONS = 3  # a subagent's report is long; its decisions beyond a few are detail
 MAX_GOAL_SENTENCES = 2
 MAX_LAST_WORDS = 400
@@ -52,15 +52,14 @@ class _SummaryBuilder(LaterFacts):
         self.sections = sections
         if not any(category_of(title) == "facts" for _, title in sections):
             at = next((i for i, (_, t) in enumerate(sections) if category_of(t) == "next"), len(sections))
-            prefix = sections[0][0] if sections else "##"
-            self.sections = [*sections[:at], (prefix, FACTS_TITLE), *sections[at:]]
+            self.sections = [*sections[:at], (sections[0][0] if sections else "##", FACTS_TITLE), *sections[at:]]
         self.items = Items()
         self.files: dict[str, FileEntry] = {}
         self.tasks = TaskList()
         self.runs: dict[str, int] = {}  # shell commands by what they are (command_key): how often run
         self.open_error: Item | None = None  # the last error, until the agent says what it makes of it
         self.in_flight: str | None = None
-        self.last_words = ""  # the agent's last prose  # the last step the agent started: what was going on at the cut
+        self.last_words = ""  # the agent's last prose
         self.order = 0
 
     def next_order(self) -> int:
@@ -175,7 +174,8 @@ class _SummaryBuilder(LaterFacts):
             self._attach_fix(prose[0])
         if message.content.strip():
             self.last_words = clip(message.content, MAX_LAST_WORDS)
-        if prose and not message.tool_calls:  # a reply with no step after it reports a finding or an answer
+        # a reply opens with what it found; one with no step after it, always (rule `lead-sentence`)
+        if prose and (not message.tool_calls or enabled("lead-sentence") and not ANNOUNCES_STEP.search(prose[0])):
             self.add("progress", prose[0], keyed=False)
         for sentence in prose:
             if DECISION_CUES.search(sentence):
@@ -279,17 +279,17 @@ class _SummaryBuilder(LaterFacts):
                 return text, False
             victim = next(victims, None)
             if victim is None:
-                tokens = _tokens.encode(text)[:max_tokens]
-                return _tokens.decode(tokens), True
+                return _tokens.decode(_tokens.encode(text)[:max_tokens]), True
             self._drop(victim)
 
     def _oldest_first(self) -> Iterator[Item | FileEntry]:
         """What goes first when the whole is over budget: the oldest item or file, the protected items last.
         From here on entries are only dropped, so the order is taken once."""
-        entries: list[Item | FileEntry] = [i for i in self.items if not i.protected]
-        entries += self.files.values()
+        users = ("goal", "constraints") if enabled("user-words-last") else ()  # the user's words go last
+        words = [i for i in self.items if not i.protected and i.category in users]
+        entries = [*(i for i in self.items if not i.protected and i.category not in users), *self.files.values()]
         protected = [i for i in self.items if i.protected]  # the store keeps them oldest first
-        return iter([*sorted(entries, key=lambda entry: entry.order), *protected])
+        return iter([*sorted(entries, key=lambda entry: entry.order), *words, *protected])
 
     def _shrink_by_estimate(self, max_tokens: int, victims: Iterator[Item | FileEntry]) -> None:
         """Cheap first pass: per-line counts (cached) of the rendered summary bring it under budget; the exact
