@@ -57,7 +57,7 @@ def test_runtimes_install_says_installing_when_it_installs(monkeypatch, tmp_path
     done = []
     monkeypatch.setattr(install, "at_pin", lambda adapter: None)
     monkeypatch.setattr(install, "install", lambda adapter: done.append(adapter.pin) or binary)
-    monkeypatch.setattr(install, "check_version", lambda adapter, found, allow_drift: adapter.version)
+    monkeypatch.setattr(install, "check_version", lambda adapter, found, allow_drift, sandboxed=True: adapter.version)
     assert main(["runtimes", "install", "pi"]) == 0
     pin = adapter.load("pi").pin
     assert done == [pin] and f"installing {pin}" in capsys.readouterr().err
