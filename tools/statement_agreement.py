@@ -50,7 +50,8 @@ def summary_text(label: dict, labels: Path, recorded: dict[str, list]) -> str:
     """The labelled summary: a stored one (`arm`: tests/data/heldout_summaries/ARM--CASE--N.md) or the case's own
     recorded summary N."""
     if "arm" in label:
-        return (labels.parent / "heldout_summaries" / f"{label['arm']}--{label['case']}--{label['summary']}.md").read_text()
+        name = f"{label['arm']}--{label['case']}--{label['summary']}.md"
+        return (labels.parent / "heldout_summaries" / name).read_text()
     return recorded[label["case"]][label["summary"] - 1].summary
 
 
