@@ -21,6 +21,7 @@ from typing import Iterable
 
 from harness import probe_regex
 from harness.statements import statements
+from harness.word_forms import in_any_form, inflectable
 
 _QUOTES = re.compile(r"[\"'`\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u00ab\u00bb]")
 _THOUSANDS = re.compile(r"(?<=\d)[,_](?=\d{3}(?!\d))")
@@ -208,9 +209,11 @@ def _stem(word: str) -> str:
 
 
 def anchor_in(text: str, anchor: str) -> bool:
-    """An anchor on token boundaries; one ending in `*` is a word's beginning (`remain*`: "remains", "remaining")."""
+    """An anchor on token boundaries; one ending in `*` is a word's beginning (`remain*`: "remains", "remaining"); a
+    plain word also in its other forms (English Snowball stem: `currently` is "Current", `conflict` "conflicts")."""
     if not anchor.endswith("*"):
-        return bool(occurrences(text, normalise_item(anchor)))
+        key = normalise_item(anchor)
+        return bool(occurrences(text, key)) or (inflectable(key) and in_any_form(text, key))
     stem = normalise_item(anchor[:-1])
     return any(_left_ok(text, start, stem) for start in _finds(text, stem))
 
@@ -286,7 +289,14 @@ def blank_tokens(text: str, key: str) -> str:
 def stated_in(haystack: Haystack, item: str, anchors: tuple[str, ...] | None = None, negatable: bool = True) -> bool:
     """`item` stated in one of the text's statements beside the probe's referent (an anchor): a fact counts where
     it is bound to what it is about, not where it merely occurs in a run of words."""
-    return any(bound_in(unit, item, anchors, negatable) for unit in haystack.statements)
+    return last_stated_in(haystack, item, anchors, negatable) >= 0
+
+
+def last_stated_in(haystack: Haystack, item: str, anchors: tuple[str, ...] | None = None,
+                   negatable: bool = True) -> int:
+    """The index of the last statement that states `item` as `stated_in` reads it; -1 where none does."""
+    units = haystack.statements
+    return next((i for i in range(len(units) - 1, -1, -1) if bound_in(units[i], item, anchors, negatable)), -1)
 
 
 def is_history(text: str, start: int, end: int) -> bool:
@@ -303,21 +313,27 @@ def states(haystack: Haystack, item: str) -> bool:
 
 # A clause that asks ("50 commits on a branch...?") states no value.
 _QUESTION = re.compile(r"\?\W*$")
+# A statement marked done ("✅ Add the type", "[x] ...", "Done: ..."): for what remains, it is history.
+_DONE = re.compile(r"^[\W_]*(?:\u2705|\u2611|\u2714|\[x\]|done\b|completed?\b)", re.IGNORECASE)
 
 
-def states_about(haystack: Haystack, item: str, anchors: tuple[str, ...] | None) -> bool:
-    """Whether a statement of the text states `item` as the current value of what the probe asks: not as history,
-    not in a question, not in a line of code (quoted code and commands hold old values without stating them), and
-    bound to one of
-    `anchors` as an expected fact is (a stale value said of something else states nothing about the referent)."""
+def last_stated_about(haystack: Haystack, item: str, anchors: tuple[str, ...] | None,
+                      done_is_history: bool = False) -> int:
+    """The index of the last statement that states `item` as the current value of what the probe asks; -1 where none
+    does. Not as history, not in a question, not in a line of code (quoted code and commands hold old values without
+    stating them), and bound to one of `anchors` as an expected fact is (a stale value said of something else states
+    nothing about the referent). With `done_is_history` (a question of what remains), an entry marked done states
+    nothing that remains."""
     key = normalise_item(item)
-    for unit in haystack.statements:
-        if unit.code or _QUESTION.search(unit.text):
+    units = haystack.statements
+    for index in range(len(units) - 1, -1, -1):
+        unit = units[index]
+        if unit.code or _QUESTION.search(unit.text) or (done_is_history and _DONE.search(unit.raw)):
             continue
         spans = [s for s in occurrences(unit.text, key) if not is_history(unit.text, s, s + len(key))]
         if spans and (anchors is None or _bound(unit, key, spans, anchors)):
-            return True
-    return False
+            return index
+    return -1
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from harness.models.compaction_item import item_reference
 from harness.session import Message, Session, message_text
 from harness.tokens import MessageTokens
 from harness.chat import chat_message
-from harness.matching import (Haystack, Match, anchored, asks_absence, contains, match_items, normalise_item, occurrences,
-                              question_anchors, stated_in, states_about)
+from harness.matching import (Haystack, Match, anchored, asks_absence, contains, last_stated_about, last_stated_in,
+                              match_items, normalise_item, occurrences, question_anchors, stated_in)
 
 CONDITIONS = ("compacted", "full", "floor")
 ANSWER_INSTRUCTION = "Answer from the conversation above, briefly and exactly.\n\nQuestion: {question}"
@@ -73,12 +73,25 @@ def retained(context: ContextText | str, probe: Probe) -> Match:
         return contains(verbatim, item) or (summary is not None and stated_in(summary, item, bound, negatable))
 
     missing = tuple(item[0] for item in probe.all if not any(present(a) for a in item))
-    forbidden = tuple(n for n in probe.none if states_about(summary, n, bound)) if summary is not None else ()
+    forbidden = superseded_stated(summary, probe, bound, negatable) if summary is not None else ()
     regex_ok = True
     if probe.regex is not None and not probe.all:
         texts = [verbatim.raw] + ([u.raw for u in summary.statements] if summary is not None else [])
         regex_ok = probe_regex.search_any(probe.regex, texts)  # one time limit for all of them
     return Match(not missing and not forbidden and regex_ok, missing, forbidden, regex_ok)
+
+
+def superseded_stated(summary: Haystack, probe: Probe, bound: tuple[str, ...] | None,
+                      negatable: bool) -> tuple[str, ...]:
+    """The probe's `none` items the summary states as current. A summary is read in order: for a fact that changed
+    (kind update), a superseded value stated before the summary's last statement of the expected one is history
+    ("352 tests pass" ... "345/345 tests pass"); for what remains (kind progress), an entry marked done is not left."""
+    done = probe.kind == "progress"
+    latest = -1
+    if probe.kind == "update":
+        latest = max((last_stated_in(summary, a, bound, negatable) for item in probe.all for a in item), default=-1)
+    stated = ((n, last_stated_about(summary, n, bound, done)) for n in probe.none)
+    return tuple(n for n, at in stated if at >= 0 and at >= latest)
 
 
 # ---------------------------------------------------------------------------------------------

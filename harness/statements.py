@@ -4,10 +4,12 @@ A summary with structure (headings, lists, code blocks, tables) is read as the M
 (markdown-it-py, CommonMark with tables): a statement is a clause of a paragraph, a code line or a table row,
 and its context is what stands above it in the document, each part reaching no further than its own block:
 the section headings it sits under, the list items it is nested in (their first paragraph), the label paragraph
-(ending in `:`) that introduces its list or code block, the header of its table, and, for a later sentence of a
-bullet, that bullet's first sentence (a bullet's sentences share its subject). Plain text with no structure (a
+(ending in `:`) that introduces its list or code block, the header of its table, and, within a paragraph (a
+bullet's too), its first sentence for a later one and the rest of its line for the first (a paragraph's sentences
+share one subject). Plain text with no structure (a
 one-line summary, a run of words, lines without Markdown) keeps the line and clause rule: a statement is a
-line, sentence or clause, headed by the latest heading or unindented label line above it and by its parent line.
+line, sentence or clause, headed by the latest heading or unindented label line above it and by its parent line;
+a line's sentences share one subject as a paragraph's do.
 Pure functions, no I/O.
 """
 
@@ -38,6 +40,7 @@ _LISTS = frozenset({"bullet_list", "ordered_list"})
 _BLOCKS = frozenset({"heading", "fence", "code_block", "table"}) | _LISTS
 _PARSER = MarkdownIt("commonmark").enable("table")
 _JOINED = re.compile(r";\s*")
+_SUBJECT_WORDS = 3  # a shorter first sentence ("Done.", "port.") names no subject for the rest to share
 
 
 def statements(raw: str) -> tuple[Statement, ...]:
@@ -56,7 +59,7 @@ def _read(raw: str) -> tuple[Statement, ...]:
         root = SyntaxTreeNode(_PARSER.parse(document))
         if any(node.type in _BLOCKS for node in root.walk()):
             return tuple(_document(root, ()))
-    return tuple(unit for line, heading in lines_with_headings(raw) for unit in clauses(line, heading))
+    return tuple(unit for line, heading in lines_with_headings(raw) for unit in _paragraph(line, heading))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,7 +144,7 @@ def _item(item: SyntaxTreeNode, context: tuple[str, ...]) -> list[Statement]:
     first = _inline(children[0])
     below = [_inline(grandchild.children[0]) for child in children[1:] if child.type in _LISTS
              for grandchild in child.children if grandchild.children and grandchild.children[0].type == "paragraph"]
-    return (_paragraph(first, " ".join(context + tuple(below)), bullet=True)
+    return (_paragraph(first, " ".join(context + tuple(below)))
             + _document_after(item, context + (first,)))
 
 
@@ -155,17 +158,21 @@ def _document_after(item: SyntaxTreeNode, context: tuple[str, ...]) -> list[Stat
     return out
 
 
-def _paragraph(text: str, context: str, bullet: bool = False) -> list[Statement]:
-    """A paragraph's lines and clauses; a label line heads the lines after it in the paragraph, and in a bullet a
-    later sentence shares the subject of the first (a bullet's sentences are about one thing)."""
+def _paragraph(text: str, context: str) -> list[Statement]:
+    """A paragraph's lines and clauses; a label line heads the lines after it in the paragraph. A paragraph (a
+    bullet's too) is about one thing: a later sentence shares the subject of the first ("The simulator was missing.
+    Used `iPhone 17 Pro` instead."), and the first is bound by the rest of its line ("Two compilation errors in
+    `FirebaseFeedService.swift`. Let me fix them:")."""
     out, subject, label = [], "", ""
     for line in text.splitlines():
         if not line.strip():
             continue
         units = clauses(line, " ".join(filter(None, (context, label))))
-        if bullet and not subject and units:
-            subject = _SENTENCE.split(line.strip())[0]
-            units = units[:1] + [Statement(u.text, f"{u.context} {subject}".strip()) for u in units[1:]]
+        first = _SENTENCE.split(line.strip())[0]
+        if not subject and units and len(first.split()) >= _SUBJECT_WORDS:
+            subject, rest = first, line.strip()[len(first):].strip()
+            units = [Statement(units[0].text, f"{units[0].context} {rest}".strip())] + [
+                Statement(u.text, f"{u.context} {subject}".strip()) for u in units[1:]]
         elif subject:
             units = [Statement(u.text, f"{u.context} {subject}".strip()) for u in units]
         out += units

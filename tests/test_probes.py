@@ -52,7 +52,8 @@ def test_a_summary_retains_a_fact_only_in_a_statement_that_names_its_referent():
     assert not kept(bag) and not kept(bag + " port")  # a run of words binds the fact to nothing far from it
     assert retained(ContextText(Haystack(bag)), p).passed  # verbatim history counts wherever it says it
     assert kept("## Decisions\n- The dev server port is 9090.")
-    assert not kept("The dev server listens on 9090. The port question is open.")  # the referent elsewhere
+    # the referent elsewhere: another paragraph (a paragraph's own sentences share one subject: test_statements.py)
+    assert not kept("The dev server listens on 9090.\n\nThe port question is open.")
     assert not kept("port. 9090. staging. deploy.")  # one token a sentence: nothing is bound
     assert kept("goal: ship the flag; dev server port: 9090; tests green")  # a one-line summary, clause by clause
     long_request = "The user asked: " + " ".join(["please"] * 70) + " keep the port at 9090"

@@ -8,8 +8,8 @@ from harness.probes import ContextText, retained
 from harness.statements import statements
 
 
-def kept(summary: str, anchor=("port",), all_=(("9090",),), none=()) -> bool:
-    probe = Probe(id="p", kind="recall", question="q?", all=all_, none=none, anchor=anchor, planted_at=0)
+def kept(summary: str, anchor=("port",), all_=(("9090",),), none=(), kind="recall") -> bool:
+    probe = Probe(id="p", kind=kind, question="q?", all=all_, none=none, anchor=anchor, planted_at=0)
     return retained(ContextText(Haystack(""), Haystack(summary)), probe).passed
 
 
@@ -52,6 +52,40 @@ def test_sentences_in_one_bullet_share_its_subject_but_not_across_bullets():
     summary = "- The simulator was missing on the runner. Used `iPhone 17 Pro` instead.\n- Used `iPhone 15` for CI.\n"
     assert kept(summary, anchor=("simulator",), all_=(("iPhone 17 Pro",),))
     assert not kept(summary, anchor=("simulator",), all_=(("iPhone 15",),))
+
+
+def test_a_paragraph_s_sentences_share_one_subject_both_ways():
+    summary = ("## Notes\n\nThe simulator was missing on the runner. Used `iPhone 17 Pro` instead.\n\n"
+               "Used `iPhone 15` for CI.\n")
+    assert kept(summary, anchor=("simulator",), all_=(("iPhone 17 Pro",),))  # a paragraph that is no bullet
+    assert not kept(summary, anchor=("simulator",), all_=(("iPhone 15",),))  # another paragraph
+    summary = "- Two compilation errors in `FeedService.swift`. Let me fix them:\n- `Other.swift` compiled.\n"
+    assert kept(summary, anchor=("fix*",), all_=(("FeedService.swift",),))  # the first sentence, by the rest
+    assert not kept(summary, anchor=("fix*",), all_=(("Other.swift",),))
+
+
+def test_an_anchor_binds_in_its_other_forms_but_not_inside_an_identifier():
+    assert kept("## Current Work\n\n- Raising the limit to 9090\n", anchor=("currently",))
+    assert kept("- On feature branches: 9090 checkpoints\n", anchor=("feature branch",))
+    assert not kept("- current_state holds 9090\n", anchor=("currently",))
+    assert not kept("- Currency 9090\n", anchor=("currently",))  # another word, another stem
+    assert not kept("- On feature flags: 9090 branches\n", anchor=("feature branch",))  # not one run of words
+
+
+def test_a_summary_is_read_in_order_for_a_fact_that_changed():
+    old_then_new = "- The port is 8080 for now.\n- Moved on: the port is 9090.\n"
+    assert kept(old_then_new, none=("8080",), kind="update")  # the later value wins
+    assert not kept(old_then_new, none=("8080",), kind="recall")  # only a fact that changed is read so
+    assert not kept("- The port is 9090.\n- The port is 8080.\n", none=("8080",), kind="update")
+    assert not kept("- The port is 8080 or 9090.\n", none=("8080",), kind="update")  # one statement: a hedge
+
+
+def test_an_entry_marked_done_does_not_remain():
+    summary = "Todo:\n\n- ✅ Write the tests\n- [x] Update the changelog\n- ⏳ Write the docs (remaining)\n"
+    todo = dict(anchor=("todo",), all_=(("docs",),), none=("tests", "changelog"))
+    assert kept(summary, kind="progress", **todo)
+    assert not kept(summary, kind="recall", **todo)  # a done mark is no history for a value
+    assert not kept(summary.replace("✅ ", ""), kind="progress", **todo)
 
 
 def test_a_table_row_is_bound_by_its_header():
