@@ -10,6 +10,7 @@ from typing import Any
 from harness.render.markup import Cell, num, paragraph, section, table
 from harness.render.runtime_faults import faults_html, markdown_faults
 from harness.render.runtime_price import markdown_price, price_html
+from harness.render.runtime_replay import markdown_replay, replay_html
 
 HEADERS = ("#", "before message", "mid-turn", "steps before", "request tokens", "history", "kept ahead",
            "tail from", "summary chars", "tokens after", "checks")
@@ -57,7 +58,7 @@ def markdown_runtime(run: dict[str, Any]) -> list[str]:
         return []
     lines = ["### Runtime compactions", ""]
     for case, drive in found:
-        lines += [f"**{case}**: {status(drive)}.", ""]
+        lines += [f"**{case}**: {status(drive)}.", "", *markdown_replay(case, drive)]
         if drive["compactions"]:
             lines += ["| " + " | ".join(HEADERS) + " |", "|" + " --- |" * len(HEADERS)]
             lines += ["| " + " | ".join(_row(c)) + " |" for c in drive["compactions"]]
@@ -79,6 +80,7 @@ def runtime_section(run: dict[str, Any]) -> str:
     parts = []
     for case, drive in found:
         parts.append(paragraph(f"{case}: {status(drive)}.", "fail" if drive.get("stopped") else ""))
+        parts.append(replay_html(case, drive))
         if drive["compactions"]:
             rows = [[num(v) if i and v.isdigit() else Cell(v) for i, v in enumerate(_row(c))]
                     for c in drive["compactions"]]
