@@ -27,6 +27,8 @@ from harness.models.pricing import load_prices
 from harness.runtimes.price import Pricing, pricing_for
 from harness.runtimes.record import cuts, drive_json
 from harness.runtimes.sent import SentContexts, sent_contexts
+from harness.runtimes.window import context_at, parse_rule, prompts_to_reach, recorded_point, window_record
+from harness.scripted.steps import script_from_session
 
 CONTROL_WINDOW = 1 << 20  # the control's window: one no shipped case fills, so its runtime never has to compact
 LOST_GRADES = ("retained", "answered")
@@ -42,17 +44,24 @@ class Driven:
 
 def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path | None, compaction: bool,
                 window: int, max_output: int, settings: tuple[tuple[str, str], ...] = (), fault: Any = None,
-                canary: bool = False, control: bool = False, pricing: Pricing | None = None) -> Driven:
+                canary: bool = False, control: bool = False, pricing: Pricing | None = None,
+                recorded_window: bool = False) -> Driven:
     """With a fault injected, a runtime that crashes or hangs has stopped (a graded finding, as a turn it gives
     up); a drift still fails the case. The control drive (`control`) gets no fault and no canary. Each
-    compaction is priced by `pricing`."""
+    compaction is priced by `pricing`. `recorded_window`: the window at which the runtime's own trigger fires
+    where the recorded session compacted (calibrated first, harness.runtimes.window)."""
     log_dir = (logs or Path(tempfile.mkdtemp(prefix="ch-runtime-logs-"))) / case.id
+    chosen = None
+    if recorded_window:
+        window, chosen = calibrated_window(case, installed, summarizer, log_dir, window, max_output, settings)
     done = drive(case, installed.adapter, installed.binary, installed.version, summarizer, log_dir,
                  compaction=compaction, window=window, max_output=max_output, settings=settings, fault=fault,
                  canary=canary)
     if not done.ok:
         raise HarnessError(f"{installed.adapter.pin} on {case.id}: {_failure(done)}; request log: {log_dir}")
     record = drive_json(done, case, window, pricing)  # of the case as recorded, before its compactions are replaced
+    if chosen is not None:
+        record["window"] = chosen
     sent = sent_contexts(done.seen, done.script, case.session)
     driven = Driven(case.with_session(annotated(case.session, done.compactions)), record, sent)
     if not control:
@@ -65,6 +74,30 @@ def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path 
     about = {"seconds": round(checked.seconds, 2), "compactions": len(checked.compactions), **cuts(checked, case)}
     return replace(driven, record={**record, "control": about},
                    control=sent_contexts(checked.seen, checked.script, case.session))
+
+
+def calibrated_window(case: Case, installed: Any, summarizer: ModelClient, log_dir: Path, window: int,
+                      max_output: int, settings: tuple[tuple[str, str], ...]) -> tuple[int, dict[str, Any]]:
+    """The window at which the runtime's own trigger rule fires at the context it carries where the recorded
+    session first compacted, read from a drive with its compaction off up to that turn; the case's `window`
+    when the session never compacted."""
+    adapter = installed.adapter
+    if adapter.trigger is None:
+        raise HarnessError(f"--window recorded: the adapter {adapter.source} states no [compaction] trigger rule")
+    rule = parse_rule(adapter.trigger, adapter.source)
+    position = recorded_point(case)
+    if position is None:
+        return window, window_record(rule, None, None, window, 0.0)
+    prompts = prompts_to_reach(script_from_session(case.session), case, position)
+    calibration = drive(case, adapter, installed.binary, installed.version, summarizer, log_dir / "calibration",
+                        compaction=False, window=CONTROL_WINDOW, max_output=max_output, settings=settings,
+                        prompts=prompts)
+    context = context_at(calibration.seen, calibration.script, case, position)
+    if calibration.failure or calibration.stopped or context is None:
+        raise HarnessError(f"{adapter.pin} on {case.id}: the calibration drive for --window recorded did not reach "
+                           f"message {position}: {_failure(calibration)}; request log: {log_dir / 'calibration'}")
+    chosen = rule.window_for(context, max_output)
+    return chosen, window_record(rule, position, context, chosen, calibration.seconds)
 
 
 def _failure(done: Any) -> str:

@@ -48,6 +48,7 @@ class RuntimeAdapter:
     # that is `trigger_at` of the case's window, so it compacts where it would on a model with that window.
     assumed_window: int | None = None
     trigger_at: float = 1.0
+    trigger: str | None = None  # its compaction rule behind the harness's server (harness.runtimes.window)
     # {kind: {system|user|headers: [...]}}, read by harness/scripted/signatures.py
     signatures: dict[str, Any] = field(default_factory=dict)
     source: str = field(default="", compare=False)
@@ -122,7 +123,7 @@ def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
         shell_tools=tools.argv("shell"), read_tools=tools.argv("read", required=False),
         settings=table.strings("settings"), signatures=_signatures(table), source=where,
         assumed_window=_assumed_window(compaction),
-        trigger_at=float(compaction.number("trigger_at", 1.0)))
+        trigger_at=float(compaction.number("trigger_at", 1.0)), trigger=compaction.text("trigger", required=False))
 
 
 def _assumed_window(compaction: _Table) -> int | None:

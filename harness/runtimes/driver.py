@@ -36,6 +36,7 @@ from harness.scripted.steps import Script, script_from_session
 
 MODEL_NAME = "harness-model"  # the model name the runtime is configured with; the emulator answers any name
 LOG_FILE = "requests.jsonl"
+NO_CACHE = 1 << 62  # a prompt size no request reaches: the server's prefix cache never runs
 
 
 @dataclass
@@ -74,9 +75,10 @@ def base_url(server: EmulatorServer, wire: str) -> str:
 def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summarizer: ModelClient,
           log_dir: Path, *, compaction: bool = True, window: int | None = None,
           max_output: int | None = None, settings: tuple[tuple[str, str], ...] = (),
-          fault: SummaryFault | None = None, canary: bool = False) -> Drive:
+          fault: SummaryFault | None = None, canary: bool = False, prompts: int | None = None) -> Drive:
     """`window` and `max_output` default to the case's (a run's --window/--set overrides them); `fault` is
-    injected on its summarization calls, `canary` plants a secret in its first short tool output."""
+    injected on its summarization calls, `canary` plants a secret in its first short tool output; `prompts`
+    sends only that many of the case's prompts (a calibration, harness.runtimes.window)."""
     window = window or case.context_window
     max_output = max_output or case.max_output_tokens
     secret = canary_for(case.id) if canary else None
@@ -92,14 +94,15 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
         model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log,
                               fault=fault)
         observer = Observer(model)
-        emulator = Emulator(responder=observer, windows={MODEL_NAME: window})
+        # no prompt-cache simulation in the server: price.py simulates it once over what the runtime sent
+        emulator = Emulator(responder=observer, windows={MODEL_NAME: window}, openai_min_cache_tokens=NO_CACHE)
         sent = Sent()
         try:
             with EmulatorServer(0, emulator=emulator) as server:
                 chosen = Settings(base_url(server, adapter.wire), MODEL_NAME, window, max_output, compaction,
                                   tuple(with_settings(adapter, settings).items()))
                 filled = values(adapter, binary, Path(scratch) / "home", workspace, chosen)
-                sent = _send_all(adapter, filled, workspace, script, model, log_dir)
+                sent = _send_all(adapter, filled, workspace, script, model, log_dir, prompts)
         finally:
             log.close()
     outcome = model.outcome()
@@ -145,12 +148,12 @@ def scratch_folder(name: str) -> Iterator[str]:
 
 
 def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Script,
-              model: ScriptedModel, log_dir: Path) -> Sent:
+              model: ScriptedModel, log_dir: Path, prompts: int | None = None) -> Sent:
     """Send every prompt; stop at the first drift, runtime failure or turn the runtime gave up."""
     env = prepare(adapter, filled, workspace)
     session = open_session(adapter, filled, workspace, env, log_dir)
     try:
-        for number, prompt in enumerate(script.prompts, start=1):
+        for number, prompt in enumerate(script.prompts[:prompts], start=1):
             session.send(prompt)
             if model.stopped:
                 return Sent(model.stopped, None, session.stderr_tail(), tuple(session.errors))

@@ -20,6 +20,9 @@ from harness.runtimes.adapter import RuntimeAdapter, fill
 from harness.runtimes.process import RuntimeFailed, RuntimeProcess
 
 SETTLE_S = 0.3  # after agent_end: how long to watch for a compaction_start before asking for the state
+# pi's streaming events (a partial message per delta): nothing here reads them, and parsing them was most of
+# the time spent reading its output
+STREAMED = ('{"type":"message_update"', '{"type":"tool_execution_update"')
 
 
 class ExecSession:
@@ -72,7 +75,7 @@ class RpcSession:
     def _read(self) -> None:
         for line in self.process.stdout:
             line = line.rstrip("\r\n")
-            if not line.startswith("{"):
+            if not line.startswith("{") or line.startswith(STREAMED):
                 continue
             try:
                 self.events.put(json.loads(line))
