@@ -20,7 +20,7 @@ from harness.errors import InputError
 
 ADAPTERS = Path(__file__).parent / "adapters"
 WIRES = ("openai-chat", "responses", "anthropic", "gemini")
-MODES = ("rpc", "exec")
+MODES = ("rpc", "exec", "http")
 SIGNATURE_KINDS = ("compaction", "side", "resume")
 
 
@@ -49,6 +49,7 @@ class RuntimeAdapter:
     assumed_window: int | None = None
     trigger_at: float = 1.0
     trigger: str | None = None  # its compaction rule behind the harness's server (harness.runtimes.window)
+    http: dict[str, str] = field(default_factory=dict)  # mode http: its server's routes (runtimes/server_session.py)
     # {kind: {system|user|headers: [...]}}, read by harness/scripted/signatures.py
     signatures: dict[str, Any] = field(default_factory=dict)
     source: str = field(default="", compare=False)
@@ -123,7 +124,15 @@ def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
         shell_tools=tools.argv("shell"), read_tools=tools.argv("read", required=False),
         settings=table.strings("settings"), signatures=_signatures(table), source=where,
         assumed_window=_assumed_window(compaction),
-        trigger_at=float(compaction.number("trigger_at", 1.0)), trigger=compaction.text("trigger", required=False))
+        trigger_at=float(compaction.number("trigger_at", 1.0)), trigger=compaction.text("trigger", required=False),
+        http=_http(session) if mode == "http" else {})
+
+
+def _http(session: _Table) -> dict[str, str]:
+    """Mode http: the routes of the runtime's own server (harness.runtimes.server_session says what each is)."""
+    routes = {key: session.text(key) for key in ("ready", "create", "prompt", "prompt_body")}
+    routes.update({key: session.text(key) for key in ("busy", "session_id") if key in session.data})
+    return routes
 
 
 def _assumed_window(compaction: _Table) -> int | None:

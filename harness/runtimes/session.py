@@ -4,6 +4,7 @@ exec: one process per prompt (`first`, then `next` for every later prompt), each
       fails the case. (codex `exec` / `exec resume --last`, opencode `run` / `run --continue`.)
 rpc:  one process for the whole case speaking pi's JSON lines: `prompt`, then events until `agent_end`, then
       until no compaction is running (a prompt sent during one starts a second, and one of them fails).
+http: one server process for the whole case, prompts posted to its API (server_session.py: opencode serve).
 """
 
 from __future__ import annotations
@@ -177,7 +178,11 @@ class RpcSession:
 
 
 def open_session(adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path, env: dict[str, str],
-                 log_dir: Path | None = None) -> ExecSession | RpcSession:
+                 log_dir: Path | None = None) -> Any:
+    if adapter.mode == "http":  # its own server, one per case (runtimes/server_session.py)
+        from harness.runtimes.server_session import HttpSession
+
+        return HttpSession(adapter, values, cwd, env, log_dir)
     return (RpcSession if adapter.mode == "rpc" else ExecSession)(adapter, values, cwd, env, log_dir)
 
 

@@ -46,12 +46,14 @@ def _minimal() -> str:
 def test_own_adapter_from_a_path(tmp_path):
     path = _write(tmp_path, _minimal().replace('name = "opencode"', 'name = "mine"'))
     adapter = A.load(str(path))
-    assert adapter.name == "mine" and adapter.mode == "exec" and adapter.signatures["side"]
+    assert adapter.name == "mine" and adapter.mode == "http" and adapter.signatures["side"]
+    assert adapter.http["prompt"] == "POST /session/${session}/message"
 
 
 @pytest.mark.parametrize("old,new,field", [
     ('wire = "openai-chat"', 'wire = "carrier-pigeon"', "wire"),
-    ('mode = "exec"', 'mode = "telepathy"', "session.mode"),
+    ('mode = "http"', 'mode = "telepathy"', "session.mode"),
+    ("ready = ", "readiness = ", "session.ready"),
     ('turn_timeout_s = 600', 'turn_timeout_s = -1', "session.turn_timeout_s"),
     ('shell = ["bash"]', 'shell = "bash"', "tools.shell"),
     ('compaction.system = ["You are a context summarization agent"]', 'compacton.system = ["x"]', "signatures"),

@@ -1,0 +1,124 @@
+"""A runtime driven through its own HTTP server, one long-lived process per case (`[session] mode = "http"`):
+opencode's `opencode serve`. Starting `opencode run` once per prompt cost about 3 s of CPU each time; the server
+starts once, a session is created over its API, and each prompt is posted and waited for.
+
+The adapter names, under [session]:
+- command: the server's argv (`${port}` is 0: it picks a free port and prints it);
+- ready: a pattern its output matches once it listens, whose first group is its base URL (loopback only);
+- create: `METHOD /path` that creates a session, answering a JSON object whose `session_id` field is its id;
+- prompt: `METHOD /path` (`${session}` filled) posting `prompt_body` (`${prompt_json}`: the prompt as a JSON
+  string); it answers when the turn has ended, a JSON object whose `info.error` says how it failed, if it did;
+- busy: `METHOD /path` answering an object keyed by session id, the session still working while its entry's
+  `type` is not `idle` (a compaction started at the turn's end): the next prompt waits for it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections import deque
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from harness.runtimes.adapter import RuntimeAdapter, fill
+from harness.runtimes.process import RuntimeFailed, RuntimeProcess
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+START_TIMEOUT_S = 120.0
+POLL_S = 0.2
+_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback only, never through a proxy
+
+
+class HttpSession:
+    def __init__(self, adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path, env: dict[str, str],
+                 log_dir: Path | None = None):
+        self.adapter, self.values = adapter, {**values, "port": 0}
+        self.http = adapter.http
+        argv = [fill(part, self.values, f"{adapter.source}: session.command") for part in adapter.first]
+        self.process = RuntimeProcess(argv, cwd, env)
+        self.output: deque[str] = deque(maxlen=50)
+        self._listening = threading.Event()
+        self.base = ""
+        threading.Thread(target=self._read, daemon=True).start()
+        if not self._listening.wait(START_TIMEOUT_S) or not self.base:
+            raise self.process.failure(f"{adapter.name} server did not say it listens on loopback within "
+                                       f"{START_TIMEOUT_S:g} s (output: {' | '.join(self.output)})")
+        created = self._call(self.http["create"], {}, START_TIMEOUT_S)
+        self.session = str((created or {}).get(self.http.get("session_id", "id"), ""))
+        if not self.session:
+            raise self.process.failure(f"{adapter.name} server created no session: {created!r}")
+        self.errors: list[str] = []
+
+    def _read(self) -> None:
+        """Its output, drained to the end; the base URL taken from the line `ready` matches."""
+        pattern = re.compile(self.http["ready"])
+        try:
+            for line in self.process.stdout:
+                self.output.append(line.rstrip("\n"))
+                found = pattern.search(line) if not self.base else None
+                if found:
+                    url = found.group(1).rstrip("/")
+                    self.base = url if urlsplit(url).hostname in LOOPBACK else ""
+                    self._listening.set()
+        except (ValueError, OSError):
+            pass
+        self._listening.set()  # it exited: stop waiting
+
+    def _call(self, route: str, body: Any, timeout_s: float) -> Any:
+        method, _, path = fill(route, {"session": getattr(self, "session", "")}, f"{self.adapter.source}: "
+                                                                                   "session").partition(" ")
+        data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+        request = urllib.request.Request(self.base + path, data=data, method=method,
+                                         headers={"content-type": "application/json"})
+        try:
+            with _NO_PROXY.open(request, timeout=timeout_s) as response:
+                text = response.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as exc:
+            said = exc.read().decode("utf-8", "replace")[:300]
+            raise self.process.failure(f"{self.adapter.name} server: {method} {path}: {exc.code} {said}") from None
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            timed_out = isinstance(getattr(exc, "reason", exc), TimeoutError) or isinstance(exc, TimeoutError)
+            raise self.process.failure(f"{self.adapter.name} server: {method} {path}: {exc}",
+                                       timed_out=timed_out) from None
+        try:
+            return json.loads(text) if text.strip() else None
+        except json.JSONDecodeError:
+            return text
+
+    def send(self, prompt: str) -> None:
+        deadline = time.monotonic() + self.adapter.turn_timeout_s
+        body = fill(self.http["prompt_body"], {"prompt_json": json.dumps(prompt)}, f"{self.adapter.source}: "
+                                                                                    "session.prompt_body")
+        reply = self._call(self.http["prompt"], body.encode(), self.adapter.turn_timeout_s)
+        error = ((reply or {}).get("info") or {}).get("error") if isinstance(reply, dict) else None
+        if error:
+            self.errors.append(f"prompt {len(self.errors) + 1} ended in error: {json.dumps(error)[:300]}")
+        if self.http.get("busy"):
+            self._settle(deadline)
+
+    def _settle(self, deadline: float) -> None:
+        while time.monotonic() < deadline:
+            status = self._call(self.http["busy"], None, self.adapter.turn_timeout_s)
+            entry = status.get(self.session) if isinstance(status, dict) else None
+            if not isinstance(entry, dict) or entry.get("type") == "idle":
+                return
+            time.sleep(POLL_S)
+        raise self.process.failure(f"{self.adapter.name}: the session was still busy after "
+                                   f"{self.adapter.turn_timeout_s:g} s", timed_out=True)
+
+    def stderr_tail(self) -> tuple[str, ...]:
+        return tuple(self.process.stderr_tail)
+
+    def last_error(self) -> str | None:
+        return self.errors[-1] if self.errors else None
+
+    def close(self) -> None:
+        self.process.end()
+
+
+__all__ = ["HttpSession", "RuntimeFailed"]
