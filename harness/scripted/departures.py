@@ -16,7 +16,8 @@ in the closest form a runtime can take:
   conversation is not run;
 - calls: every recorded call is replayed as `cat .replay/<id>.txt`, so its recorded arguments (a file an edit
   wrote, say) are not in the runtime's context;
-- empty: an empty prompt is sent as `(empty message)` (a runtime refuses an empty one).
+- empty: an empty prompt is sent as `(empty message)` (a runtime refuses an empty one);
+- manual-compaction: the user compacted by hand there (`/compact`); a runtime compacts by its own trigger only.
 
 A drive adds what the runtime itself did otherwise (record.py): `cut`, an output it passed on cut.
 """
@@ -25,7 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-KINDS = ("unanswered", "trailing", "closed", "queued", "leading", "sub-agent", "calls", "empty", "cut")
+KINDS = ("unanswered", "trailing", "closed", "queued", "leading", "sub-agent", "calls", "empty", "manual-compaction",
+         "cut")
 SUB_AGENT_TOOLS = frozenset({"Task", "Agent", "spawn_agent", "dispatch_agent", "task"})
 EMPTY_PROMPT = "(empty message)"
 
@@ -86,6 +88,11 @@ def calls(position: int, count: int, argument_chars: int) -> Departure:
 
 def empty(position: int) -> Departure:
     return Departure(position, "empty", f"an empty prompt, sent as {EMPTY_PROMPT!r}")
+
+
+def manual_compaction(position: int) -> Departure:
+    return Departure(position, "manual-compaction", "the user compacted by hand here (/compact): the runtime is not "
+                                                    "asked to; it compacts by its own trigger only")
 
 
 def cut(position: int, call_id: str, sent: int, recorded: int) -> Departure:

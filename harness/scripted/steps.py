@@ -69,6 +69,8 @@ class Script:
 def script_from_session(session: Session) -> Script:
     """The steps of `session` (see the module docstring)."""
     builder = _Builder(session.messages)
+    builder.departures += [departures.manual_compaction(c.position) for c in session.compactions
+                           if (c.meta or {}).get("trigger") == "manual"]
     for index, message in enumerate(session.messages):
         if message.role == "user":
             builder.user(index)

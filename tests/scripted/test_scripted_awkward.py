@@ -165,3 +165,13 @@ def test_each_real_pool_case_drives_to_its_end(case_dir, tmp_path):
     trailing = {d.position for d in script.departures if d.kind == "trailing"}
     users = [i for i, m in enumerate(case.session.messages) if m.role == "user"]
     assert all(i in trailing or i >= script.prompt_positions[0] for i in users)
+
+
+def test_a_compaction_made_by_hand_is_listed():
+    from harness.session import CompactionRecord
+
+    session = Session((Message("user", "go"), Message("assistant", "ok"), Message("user", "more"),
+                       Message("assistant", "done")), None,
+                      (CompactionRecord("summary", 2, 2, "claude-code", meta={"trigger": "manual"}),
+                       CompactionRecord("summary", 3, 3, "claude-code", meta={"trigger": "auto"})))
+    assert [(d.kind, d.position) for d in script_from_session(session).departures] == [("manual-compaction", 2)]
