@@ -45,6 +45,14 @@ def status(drive: dict[str, Any]) -> str:
     got = (f"{drive['runtime']} {drive['version']}: {drive['steps_used']} of {drive['steps']} steps in "
            f"{drive['seconds']} s, {len(drive['compactions'])} compaction(s) "
            f"({drive['compactions_per_turn']} per turn), requests {drive['requests']}")
+    cpu = drive.get("cpu_seconds")
+    if cpu:
+        got += f"; CPU s: harness {cpu['harness']}, runtime {cpu['runtime']}"
+    window = drive.get("window")
+    if window and window.get("recorded_position") is not None:
+        got += (f"; window {window['window']:,} (--window recorded: its context before message "
+                f"{window['recorded_position']}, where the session compacted, was {window['context_at_point']:,} "
+                f"tokens; rule {window['rule']})")
     if drive.get("stopped"):
         got += f"; STOPPED before case message {drive['stopped_position']}: {drive['stopped'].rstrip('.')}"
     if drive.get("probes_lost_to_cuts"):

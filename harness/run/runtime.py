@@ -11,6 +11,7 @@ cuts (lost in the control too) from those lost to its compaction (kept in the co
 
 from __future__ import annotations
 
+import resource
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -54,12 +55,14 @@ def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path 
     chosen = None
     if recorded_window:
         window, chosen = calibrated_window(case, installed, summarizer, log_dir, window, max_output, settings)
+    before = cpu_seconds()
     done = drive(case, installed.adapter, installed.binary, installed.version, summarizer, log_dir,
                  compaction=compaction, window=window, max_output=max_output, settings=settings, fault=fault,
                  canary=canary)
     if not done.ok:
         raise HarnessError(f"{installed.adapter.pin} on {case.id}: {_failure(done)}; request log: {log_dir}")
     record = drive_json(done, case, window, pricing)  # of the case as recorded, before its compactions are replaced
+    record["cpu_seconds"] = {k: round(v - w, 2) for (k, v), w in zip(cpu_seconds().items(), before.values())}
     if chosen is not None:
         record["window"] = chosen
     sent = sent_contexts(done.seen, done.script, case.session)
@@ -74,6 +77,14 @@ def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path 
     about = {"seconds": round(checked.seconds, 2), "compactions": len(checked.compactions), **cuts(checked, case)}
     return replace(driven, record={**record, "control": about},
                    control=sent_contexts(checked.seen, checked.script, case.session))
+
+
+def cpu_seconds() -> dict[str, float]:
+    """CPU seconds so far of this process (the harness: its server threads, the scripted model, the request log,
+    capture and pricing) and of its ended children (the runtime's processes). A drive's share is the difference
+    across it; with cases run side by side in one process (--concurrency) the harness's includes theirs."""
+    mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"harness": mine.ru_utime + mine.ru_stime, "runtime": children.ru_utime + children.ru_stime}
 
 
 def calibrated_window(case: Case, installed: Any, summarizer: ModelClient, log_dir: Path, window: int,
