@@ -116,3 +116,10 @@ def test_a_runtime_that_assumes_its_window_is_told_the_share_that_is_the_case_wi
     off = values(adapter, P("/b"), P("/h"), P("/w"), Settings("http://x", "m", 32768, 4096, False))
     assert json.loads(A.fill(adapter.files["${home}/.gemini/settings.json"], off, "t"))["model"]["compressionThreshold"] > 1
     assert "trigger_share" not in values(A.load("pi"), P("/b"), P("/h"), P("/w"), Settings("http://x/v1", "m", 32768, 4096))
+
+
+def test_codex_takes_a_prompt_that_starts_with_a_dash_as_its_prompt():
+    """A real prompt began "- drop this ..."; codex's argument parser read it as an option and exited 2."""
+    codex = A.load("codex")
+    for argv in (codex.first, codex.next):
+        assert argv[-2:] == ("--", "${prompt}")
