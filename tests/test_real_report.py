@@ -152,3 +152,20 @@ def test_a_runtime_arm_is_driven_with_its_window_at_the_recorded_point():
     chosen = {arm.name: arm for arm in arms(runtimes=("pi", "codex"))}
     assert chosen["runtime pi"].config.runtime == "pi" and chosen["runtime pi"].config.runtime_window_recorded
     assert chosen["runtime codex"].config.policy == "recorded" and chosen["runtime codex"].slug == "runtime-codex"
+
+
+def test_a_runtimes_margin_is_over_the_probes_its_own_tail_does_not_answer():
+    from harness.studies.real import RUNTIME
+
+    keys = [p for p in PROBES if p[2] != "bad"]
+    real = _run({p: True for p in keys})
+    pi = _run({p: True for p in keys})
+    for record in pi["cases"].values():  # pi's kept tail answers `goal` with no summary at all
+        for probe in record["probes"]:
+            if probe["id"] == "goal":
+                probe["conditions"]["floor"] = {"retained": True, "answered": True}
+    control = _run({p: False for p in keys})
+    study = real_study({REAL: real, f"{RUNTIME}pi": pi, "empty": control})
+    margins = study["grades"]["retained"]["margins"]
+    assert margins[REAL]["overall"]["probes"] == 4  # every probe the full history passes
+    assert margins[f"{RUNTIME}pi"]["overall"]["probes"] == 2  # less goal (its floor) and tail-fact (every floor)

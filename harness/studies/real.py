@@ -168,15 +168,23 @@ def side_by_side(base: dict, by_arm: dict, names: list[str], grade: str) -> list
 
 
 def _margins(base: dict, by_arm: dict, summarizers: list[str], grade: str) -> dict[str, Any]:
-    """Each summarizer's margin over the strongest control, over the probes that pass on the full history."""
+    """Each summarizer's margin over the strongest control, over the probes that pass on the full history. A
+    runtime keeps a verbatim tail of its own where the controls keep the recorded one, so its margin is over the
+    probes that also test the summary in its own run (its floor, its tail without the summary, fails them)."""
     valid = [k for k in base if _passes(base[k], "full", grade)]
-
-    def passes(arm: str) -> dict[str, bool]:
-        return {f"{k[0]}/{k[1]}:{k[2]}": _passes(by_arm[arm].get(k), "compacted", grade) for k in valid}
-
-    controls = {name: passes(name) for name in by_arm if name in CONTROLS}
     kinds = {f"{k[0]}/{k[1]}:{k[2]}": base[k]["kind"] for k in valid}
-    return {name: margin(passes(name), controls, kinds) for name in summarizers}
+
+    def passes(arm: str, keys: list) -> dict[str, bool]:
+        return {f"{k[0]}/{k[1]}:{k[2]}": _passes(by_arm[arm].get(k), "compacted", grade) for k in keys}
+
+    found = {}
+    for name in summarizers:
+        keys = valid if not name.startswith(RUNTIME) else [
+            k for k in valid if _passes(by_arm[name].get(k), "full", grade)
+            and not _passes(by_arm[name].get(k), "floor", grade)]
+        controls = {control: passes(control, keys) for control in by_arm if control in CONTROLS}
+        found[name] = margin(passes(name, keys), controls, kinds)
+    return found
 
 
 def _point_order(point: str) -> int:
