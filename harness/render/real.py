@@ -109,7 +109,8 @@ def side_by_side_markdown(rows: list[dict[str, Any]], margins: dict[str, Any]) -
                      f"{row['p_value']:.2g} | {over} |")
     return lines + ["", "Probes that test the summary: graded after a compaction, passing on the full history and "
                     "failing on the floor in the real summary's run and in the arm's own (a runtime's point is its own "
-                    "compaction). Margins are over every probe that passes on the full history.", ""]
+                    "compaction). Margins are over every probe that passes on the full history; a runtime's over those "
+                    "that also test the summary in its own run (it keeps a verbatim tail of its own).", ""]
 
 
 def show_real(study: dict[str, Any], *, as_json: bool, markdown: Path | None, command: str) -> None:
