@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harness.runtimes.adapter import RuntimeAdapter, fill
+from harness.runtimes.one_process import OneProcess
 from harness.runtimes.process import RuntimeFailed, RuntimeProcess
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -34,7 +35,7 @@ POLL_S = 0.2
 _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback only, never through a proxy
 
 
-class HttpSession:
+class HttpSession(OneProcess):
     def __init__(self, adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path, env: dict[str, str],
                  log_dir: Path | None = None):
         self.adapter, self.values = adapter, {**values, "port": 0}
@@ -111,14 +112,6 @@ class HttpSession:
         raise self.process.failure(f"{self.adapter.name}: the session was still busy after "
                                    f"{self.adapter.turn_timeout_s:g} s", timed_out=True)
 
-    def stderr_tail(self) -> tuple[str, ...]:
-        return tuple(self.process.stderr_tail)
-
-    def last_error(self) -> str | None:
-        return self.errors[-1] if self.errors else None
-
-    def close(self) -> None:
-        self.process.end()
 
 
 __all__ = ["HttpSession", "RuntimeFailed"]

@@ -18,6 +18,7 @@ from typing import Any
 
 from harness.atomic import write_atomic
 from harness.runtimes.adapter import RuntimeAdapter, fill
+from harness.runtimes.one_process import OneProcess
 from harness.runtimes.process import RuntimeFailed, RuntimeProcess
 
 SETTLE_S = 0.3  # after agent_end: how long to watch for a compaction_start before asking for the state
@@ -60,7 +61,7 @@ class ExecSession:
             self.current.end()
 
 
-class RpcSession:
+class RpcSession(OneProcess):
     def __init__(self, adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path, env: dict[str, str],
                  log_dir: Path | None = None):
         self.adapter = adapter
@@ -167,14 +168,6 @@ class RpcSession:
             self._note(event)
         return busy
 
-    def stderr_tail(self) -> tuple[str, ...]:
-        return tuple(self.process.stderr_tail)
-
-    def last_error(self) -> str | None:
-        return self.errors[-1] if self.errors else None
-
-    def close(self) -> None:
-        self.process.end()
 
 
 def open_session(adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path, env: dict[str, str],
