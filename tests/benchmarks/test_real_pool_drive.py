@@ -40,7 +40,7 @@ def _cpu() -> tuple[float, float]:
 
 @pytest.mark.runtime
 @pytest.mark.parametrize("name", ["pi", "codex", "opencode"])
-def test_real_pool_drive(benchmark, tmp_path, name):
+def test_real_pool_drive(benchmark, tmp_path, name, loopback):
     try:
         runtime = installed(name)
     except HarnessError as exc:
