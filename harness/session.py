@@ -63,6 +63,11 @@ class CompactionRecord:
     line: int = field(default=0, compare=False)
     meta: dict[str, Any] | None = None
 
+    @property
+    def by_hand(self) -> bool:
+        """The user compacted here (a case's own compaction, or an imported one its runtime says was /compact)."""
+        return self.origin == "manual" or (self.meta or {}).get("trigger") == "manual"
+
 
 @dataclass(frozen=True)
 class Step:

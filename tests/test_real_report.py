@@ -124,3 +124,48 @@ def test_run_pool_selects_the_pool_and_refuses_an_empty_selection(tmp_path, caps
     assert main([*base, "--cases", "edge-manual-compaction", "--pool", "real", "--out", str(tmp_path / "e")]) == 2
     # run's --pool is the shared one (harness.cli.options): it names the pool and the pools it did find
     assert "--pool real: none of the 1 selected cases is in it (their pools: edge)" in capsys.readouterr().err
+
+
+def test_each_runtime_stands_beside_the_real_summary_over_the_probes_that_test_the_summary_in_both():
+    from harness.render.real import markdown_real
+    from harness.studies.real import RUNTIME
+
+    real = _run({p: p[2] in ("goal", "port") for p in PROBES}, full={"bad": False})
+    pi = _run({p: p[2] in ("goal", "port2") for p in PROBES}, full={"bad": False, "port": False})
+    for run, positions in ((real, [162]), (pi, [150, 300])):
+        for record in run["cases"].values():
+            record["events"] = [{"send_index": i} for i in positions]
+    study = real_study({REAL: real, f"{RUNTIME}pi": pi})
+    row, = study["grades"]["retained"]["side_by_side"]
+    # goal and port2 test the summary in both runs (port fails on pi's full history at its own point; tail-fact
+    # passes on the floor; bad on neither full history)
+    assert row == {"arm": "runtime pi", "probes": 2, "real": 1, "arm_passes": 2, "only_real": 0, "only_arm": 1,
+                   "p_value": 1.0}
+    assert study["compactions"] == {"a": {REAL: [162], "runtime pi": [150, 300]},
+                                    "b": {REAL: [162], "runtime pi": [150, 300]}}
+    text = markdown_real(study)
+    assert "| runtime pi | 2 | 1/2 (50%) | 2/2 (100%) | 0 / 1 | 1 |" in text
+    assert "| a | 162 | 150, 300 |" in text
+
+
+def test_a_runtime_arm_is_driven_with_its_window_at_the_recorded_point():
+    chosen = {arm.name: arm for arm in arms(runtimes=("pi", "codex"))}
+    assert chosen["runtime pi"].config.runtime == "pi" and chosen["runtime pi"].config.runtime_window_recorded
+    assert chosen["runtime codex"].config.policy == "recorded" and chosen["runtime codex"].slug == "runtime-codex"
+
+
+def test_a_runtimes_margin_is_over_the_probes_its_own_tail_does_not_answer():
+    from harness.studies.real import RUNTIME
+
+    keys = [p for p in PROBES if p[2] != "bad"]
+    real = _run({p: True for p in keys})
+    pi = _run({p: True for p in keys})
+    for record in pi["cases"].values():  # pi's kept tail answers `goal` with no summary at all
+        for probe in record["probes"]:
+            if probe["id"] == "goal":
+                probe["conditions"]["floor"] = {"retained": True, "answered": True}
+    control = _run({p: False for p in keys})
+    study = real_study({REAL: real, f"{RUNTIME}pi": pi, "empty": control})
+    margins = study["grades"]["retained"]["margins"]
+    assert margins[REAL]["overall"]["probes"] == 4  # every probe the full history passes
+    assert margins[f"{RUNTIME}pi"]["overall"]["probes"] == 2  # less goal (its floor) and tail-fact (every floor)

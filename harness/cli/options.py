@@ -43,7 +43,9 @@ class SettingAlias:
 
 
 SETTING_ALIASES = (
-    SettingAlias("--window", "context_window", "the context window in tokens (default: the case's)"),
+    SettingAlias("--window", "context_window", "the context window in tokens (default: the case's); with --runtime, "
+                                               "`recorded`: per case, the window at which the runtime's own trigger "
+                                               "fires where the recorded session compacted"),
     SettingAlias("--max-output", "max_output_tokens", "the model's max output tokens (default: the case's)"),
     SettingAlias("--reserve", "reserve_tokens", "compact when the context reaches window - reserve (default 16384)"),
     SettingAlias("--tail-turns", "tail_turns", "turns kept verbatim after a compaction (default 3)"),

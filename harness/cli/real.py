@@ -20,6 +20,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     real.add_argument("--pool", default="real", help="the pool whose cases are reported (default: %(default)s)")
     options.add_model(real, "--summarizer", "the summarizer compared with the real summaries (default builtin)")
     options.add_model(real, "--answerer", "the model answering probes (default builtin)")
+    real.add_argument("--runtime", action="append", default=[], metavar="NAME",
+                      help="also drive this real runtime on each case (repeatable: pi, codex, opencode), its window set "
+                           "so its own trigger fires where the recorded session compacted (run --window recorded)")
     real.add_argument("--out", default="results/real-report",
                       help="the folder of the arms' runs, one subfolder each (default: %(default)s)")
     real.add_argument("--from-runs", action="store_true",
@@ -37,7 +40,7 @@ def command(args: argparse.Namespace) -> int:
     from harness.render.real import ArmProgress, show_real
     from harness.studies.real import arms, read_arms, real_study, run_arms
 
-    chosen = arms(args.summarizer or "builtin", args.answerer or "builtin")
+    chosen = arms(args.summarizer or "builtin", args.answerer or "builtin", tuple(dict.fromkeys(args.runtime)))
     out = Path(args.out)
     if args.from_runs:
         runs = read_arms(out, chosen)

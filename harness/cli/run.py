@@ -241,7 +241,13 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
     from harness.run.config import RunConfig
 
     at_points = args.at_recorded_points is not None
-    settings, budget = split_recorded_budget(args.settings, at_points)
+    window_recorded = any(e.pair.replace(" ", "") == "context_window=recorded" for e in args.settings)
+    if window_recorded and not args.runtime:
+        raise HarnessError("--window recorded sets each case's window so a runtime's own trigger fires where the "
+                           "recorded session compacted: add --runtime NAME (a policy compacts there with "
+                           "--at-recorded-points)")
+    entries = [e for e in args.settings if e.pair.replace(" ", "") != "context_window=recorded"]
+    settings, budget = split_recorded_budget(entries, at_points)
     recorded: dict[str, Any] = {"at_recorded_points": at_points, "summary_tokens": budget,
                                 "recorded_tail": (args.at_recorded_points or "recorded-tail").removesuffix("-tail")}
     configs = [RunConfig(policy=policy, model=model, summarizer=summarizer, answerer=args.answerer,
@@ -263,7 +269,7 @@ def run_configs(args: argparse.Namespace) -> list[RunConfig]:
     configs += [replace(config, policy="recorded", runtime=runtime, runtime_compaction=args.runtime_compaction == "on",
                         instruction=None, instruction_file=None, instruction_name=None,
                         runtime_settings=runtime_settings, allow_version_drift=args.allow_version_drift, control=None,
-                        runtime_sandbox=args.sandbox == "on",
+                        runtime_sandbox=args.sandbox == "on", runtime_window_recorded=window_recorded,
                         runtime_fault=fault, runtime_canary=args.canary, runtime_control=args.runtime_control)
                 for runtime in dict.fromkeys(args.runtime or ()) for config in configs if config.control is None
                 and config.policy == (args.policy or ["default"])[0] and config.instruction == configs[0].instruction]

@@ -65,8 +65,11 @@ def markdown_real(study: dict[str, Any], command: str = "") -> str:
     if study.get("over_budget"):
         lines += ["Over budget (graded cut to the recorded size, compared with --allow-over-budget): "
                   + ", ".join(f"{name} {n}" for name, n in study["over_budget"].items()) + ".", ""]
+    lines += compactions_markdown(study.get("compactions") or {})
     for grade, found in study["grades"].items():
-        lines += [f"## {grade}: {WHAT.get(grade, grade)}", "", "### Per compaction point", ""]
+        lines += [f"## {grade}: {WHAT.get(grade, grade)}", ""]
+        lines += side_by_side_markdown(found.get("side_by_side") or [], found.get("margins") or {})
+        lines += ["### Per compaction point", ""]
         lines += table(found["points"], arms, "case and point", lost=True, under_test=under_test)
         lines += ["", "### By kind", ""]
         lines += table([*found["kinds"], found["exact"], found["total"]], arms, "kind")
@@ -74,6 +77,40 @@ def markdown_real(study: dict[str, Any], command: str = "") -> str:
         for summarizer, margin in found.get("margins", {}).items():
             lines += margins_markdown(summarizer, margin)
     return "\n".join(lines)
+
+
+def compactions_markdown(found: dict[str, dict[str, list[int]]]) -> list[str]:
+    """Where the real session and each runtime compacted, per case (case messages the compactions came before)."""
+    arms = sorted({arm for by_arm in found.values() for arm in by_arm if arm != "real summary"})
+    if not arms:
+        return []
+    lines = ["## Where each compacted", "", "Each runtime is driven with `--window recorded`: its window set so its own "
+             "trigger fires at the context it carried where the recorded session first compacted.", "",
+             "| case | real summary | " + " | ".join(arms) + " |", "| --- |" + " --- |" * (len(arms) + 1)]
+    for case, by_arm in found.items():
+        cells = [", ".join(map(str, by_arm.get(arm) or [])) or "none" for arm in ("real summary", *arms)]
+        lines.append(f"| {case} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def side_by_side_markdown(rows: list[dict[str, Any]], margins: dict[str, Any]) -> list[str]:
+    """Each arm beside the real summary over the probes that test the summary in both, with its margin over
+    the strongest control."""
+    if not rows:
+        return []
+    lines = ["### Beside the real summaries, over the probes that test the summary", "",
+             "| arm | probes | real summary | arm | only real / only arm | McNemar p | margin over the strongest "
+             "control (p) |", "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for row in rows:
+        found = (margins.get(row["arm"]) or {}).get("overall")
+        over = "-" if not found else f"{found['margin']:+d} vs {found['control']} ({found['p_value']:.2g})"
+        lines.append(f"| {row['arm']} | {row['probes']} | {cell(row['real'], row['probes'])} | "
+                     f"{cell(row['arm_passes'], row['probes'])} | {row['only_real']} / {row['only_arm']} | "
+                     f"{row['p_value']:.2g} | {over} |")
+    return lines + ["", "Probes that test the summary: graded after a compaction, passing on the full history and "
+                    "failing on the floor in the real summary's run and in the arm's own (a runtime's point is its own "
+                    "compaction). Margins are over every probe that passes on the full history; a runtime's over those "
+                    "that also test the summary in its own run (it keeps a verbatim tail of its own).", ""]
 
 
 def show_real(study: dict[str, Any], *, as_json: bool, markdown: Path | None, command: str) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 from harness.render.markup import Cell, num, paragraph, section, table
 from harness.render.runtime_faults import faults_html, markdown_faults
 from harness.render.runtime_price import markdown_price, price_html
+from harness.render.runtime_replay import markdown_replay, replay_html
 
 HEADERS = ("#", "before message", "mid-turn", "steps before", "request tokens", "history", "kept ahead",
            "tail from", "summary chars", "tokens after", "checks")
@@ -44,6 +45,14 @@ def status(drive: dict[str, Any]) -> str:
     got = (f"{drive['runtime']} {drive['version']}: {drive['steps_used']} of {drive['steps']} steps in "
            f"{drive['seconds']} s, {len(drive['compactions'])} compaction(s) "
            f"({drive['compactions_per_turn']} per turn), requests {drive['requests']}")
+    cpu = drive.get("cpu_seconds")
+    if cpu:
+        got += f"; CPU s: harness {cpu['harness']}, runtime {cpu['runtime']}"
+    window = drive.get("window")
+    if window and window.get("recorded_position") is not None:
+        got += (f"; window {window['window']:,} (--window recorded: its context before message "
+                f"{window['recorded_position']}, where the session compacted, was {window['context_at_point']:,} "
+                f"tokens; rule {window['rule']})")
     if drive.get("stopped"):
         got += f"; STOPPED before case message {drive['stopped_position']}: {drive['stopped'].rstrip('.')}"
     if drive.get("probes_lost_to_cuts"):
@@ -82,7 +91,7 @@ def markdown_runtime(run: dict[str, Any]) -> list[str]:
         return []
     lines = ["### Runtime compactions", ""]
     for case, drive in found:
-        lines += [f"**{case}**: {status(drive)}.", ""]
+        lines += [f"**{case}**: {status(drive)}.", "", *markdown_replay(case, drive)]
         if drive["compactions"]:
             lines += ["| " + " | ".join(HEADERS) + " |", "|" + " --- |" * len(HEADERS)]
             lines += ["| " + " | ".join(_row(c)) + " |" for c in drive["compactions"]]
@@ -104,6 +113,7 @@ def runtime_section(run: dict[str, Any]) -> str:
     parts = []
     for case, drive in found:
         parts.append(paragraph(f"{case}: {status(drive)}.", "fail" if drive.get("stopped") else ""))
+        parts.append(replay_html(case, drive))
         if drive["compactions"]:
             rows = [[num(v) if i and v.isdigit() else Cell(v) for i, v in enumerate(_row(c))]
                     for c in drive["compactions"]]

@@ -94,7 +94,8 @@ def case_record(case: Case, plan: RunPlan, repeat: int = 0) -> CaseRecord:
             driven = rt.driven_case(case, plan.runtime, clients.get(config.summarizer_spec), plan.runtime_logs,
                                     config.runtime_compaction, sizes.context_window, sizes.max_output_tokens,
                                     config.runtime_settings, config.runtime_fault, config.runtime_canary,
-                                    config.runtime_control, rt.pricing_of(plan), config.runtime_sandbox)
+                                    config.runtime_control, rt.pricing_of(plan), config.runtime_sandbox,
+                                    config.runtime_window_recorded)
             case = driven.case
         policy_config = plan.policy_config(case)
         policy = make_policy(config.policy, policy_config)

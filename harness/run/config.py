@@ -79,6 +79,9 @@ class RunConfig:
     # also drive each case with the runtime's compaction off, to tell its own cuts' losses from its compaction's
     # (outcome.runtime.control); grades of the run itself do not depend on it, so not in the configuration record
     runtime_control: bool = False
+    # `--window recorded`: each case's window set so the runtime's own trigger fires where the recorded session
+    # compacted (harness.runtimes.window); named in `system`, kept per case in outcome.runtime.window
+    runtime_window_recorded: bool = False
 
     @property
     def summarizer_spec(self) -> str:
@@ -183,7 +186,7 @@ class RunConfig:
         name = found.name if found.lockfile_shipped else found.pin
         fault = f"-fault-{self.runtime_fault.spec.replace(':', 'x')}" if self.runtime_fault else ""
         return (f"runtime-{name}" + ("" if self.runtime_compaction else "-off") + fault
-                + ("-canary" if self.runtime_canary else ""))
+                + ("-canary" if self.runtime_canary else "") + ("-window-recorded" if self.runtime_window_recorded else ""))
 
     @property
     def runtime_pin(self) -> str | None:

@@ -11,6 +11,7 @@ cuts (lost in the control too) from those lost to its compaction (kept in the co
 
 from __future__ import annotations
 
+import resource
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,6 +28,8 @@ from harness.models.pricing import load_prices
 from harness.runtimes.price import Pricing, pricing_for
 from harness.runtimes.record import cuts, drive_json
 from harness.runtimes.sent import SentContexts, sent_contexts
+from harness.runtimes.window import context_at, prompts_to_reach, recorded_point, rule_of, window_record
+from harness.scripted.steps import script_from_session
 
 CONTROL_WINDOW = 1 << 20  # the control's window: one no shipped case fills, so its runtime never has to compact
 LOST_GRADES = ("retained", "answered")
@@ -43,17 +46,26 @@ class Driven:
 def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path | None, compaction: bool,
                 window: int, max_output: int, settings: tuple[tuple[str, str], ...] = (), fault: Any = None,
                 canary: bool = False, control: bool = False, pricing: Pricing | None = None,
-                sandboxed: bool = True) -> Driven:
+                sandboxed: bool = True, recorded_window: bool = False) -> Driven:
     """With a fault injected, a runtime that crashes or hangs has stopped (a graded finding, as a turn it gives
     up); a drift still fails the case. The control drive (`control`) gets no fault and no canary. Each
-    compaction is priced by `pricing`."""
+    compaction is priced by `pricing`. `recorded_window`: the window at which the runtime's own trigger fires
+    where the recorded session compacted (calibrated first, harness.runtimes.window)."""
     log_dir = (logs or Path(tempfile.mkdtemp(prefix="ch-runtime-logs-"))) / case.id
+    chosen = None
+    if recorded_window:
+        window, chosen = calibrated_window(case, installed, summarizer, log_dir, window, max_output, settings,
+                                           sandboxed)
+    before = cpu_seconds()
     done = drive(case, installed.adapter, installed.binary, installed.version, summarizer, log_dir,
                  compaction=compaction, window=window, max_output=max_output, settings=settings, fault=fault,
                  canary=canary, sandboxed=sandboxed)
     if not done.ok:
         raise HarnessError(f"{installed.adapter.pin} on {case.id}: {_failure(done)}; request log: {log_dir}")
     record = drive_json(done, case, window, pricing)  # of the case as recorded, before its compactions are replaced
+    record["cpu_seconds"] = {k: round(v - w, 2) for (k, v), w in zip(cpu_seconds().items(), before.values())}
+    if chosen is not None:
+        record["window"] = chosen
     sent = sent_contexts(done.seen, done.script, case.session)
     driven = Driven(case.with_session(annotated(case.session, done.compactions)), record, sent)
     if not control:
@@ -67,6 +79,42 @@ def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path 
     about = {"seconds": round(checked.seconds, 2), "compactions": len(checked.compactions), **cuts(checked, case)}
     return replace(driven, record={**record, "control": about},
                    control=sent_contexts(checked.seen, checked.script, case.session))
+
+
+def cpu_seconds() -> dict[str, float]:
+    """CPU seconds so far of this process (the harness: its server threads, the scripted model, the request log,
+    capture and pricing) and of its ended children (the runtime's processes). A drive's share is the difference
+    across it; with cases run side by side in one process (--concurrency) the harness's includes theirs."""
+    mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"harness": mine.ru_utime + mine.ru_stime, "runtime": children.ru_utime + children.ru_stime}
+
+
+def calibrated_window(case: Case, installed: Any, summarizer: ModelClient, log_dir: Path, window: int,
+                      max_output: int, settings: tuple[tuple[str, str], ...],
+                      sandboxed: bool = True) -> tuple[int, dict[str, Any]]:
+    """The window at which the runtime's own trigger rule fires at the context it carries where the recorded
+    session first compacted, read from a drive with its compaction off up to that turn; the case's `window`
+    when the session never compacted."""
+    adapter = installed.adapter
+    rule = rule_of(adapter)
+    if rule is None:
+        raise HarnessError(f"--window recorded: the adapter {adapter.source} states no [compaction] trigger rule")
+    position = recorded_point(case)
+    if position is None:
+        return window, window_record(rule, None, None, window, 0.0)
+    prompts = prompts_to_reach(script_from_session(case.session), case, position)
+    calibration = drive(case, adapter, installed.binary, installed.version, summarizer, log_dir / "calibration",
+                        compaction=False, window=CONTROL_WINDOW, max_output=max_output, settings=settings,
+                        prompts=prompts, sandboxed=sandboxed)
+    context = context_at(calibration.seen, calibration.script, case, position)
+    if calibration.failure or calibration.stopped or context is None:
+        raise HarnessError(f"{adapter.pin} on {case.id}: the calibration drive for --window recorded did not reach "
+                           f"message {position}: {_failure(calibration)}; request log: {log_dir / 'calibration'}")
+    chosen = rule.window_for(context, max_output)
+    if chosen is None:
+        raise HarnessError(f"--window recorded: {adapter.pin}'s rule {rule.text!r} never fires at {context} tokens "
+                           f"({case.id}, message {position})")
+    return chosen, window_record(rule, position, context, chosen, calibration.seconds)
 
 
 def _failure(done: Any) -> str:

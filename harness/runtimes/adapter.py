@@ -28,13 +28,14 @@ from harness.validate import read_text
 ADAPTERS = Path(__file__).parent / "adapters"
 _VERSION = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?")
 WIRES = ("openai-chat", "responses", "anthropic", "gemini")
-MODES = ("rpc", "exec")
+MODES = ("rpc", "exec", "http")
 SIGNATURE_KINDS = ("compaction", "side", "resume")
+HTTP_KEYS = ("ready", "create", "prompt", "prompt_body", "busy", "session_id")  # [session] of mode http
 # Every key a table may hold: anything else (a misspelt `turn_timout_s`) is named when the file is read.
 KEYS = {"": ("name", "version", "wire", "install", "session", "env", "files", "compaction", "tools", "signatures",
              "settings", "workspace"),
         "install": ("npm", "pip", "bin", "version_args", "node", "runtime"),
-        "session": ("mode", "first", "next", "command", "turn_timeout_s", "manual_compact"),
+        "session": ("mode", "first", "next", "command", "turn_timeout_s", "manual_compact", *HTTP_KEYS),
         "compaction": ("on", "off", "assumed_window", "trigger_at", "trigger", "values", "edits_context"),
         "tools": ("shell", "read", "shell_command"),
         "workspace": ("config",)}
@@ -73,6 +74,7 @@ class RuntimeAdapter:
     installed_as: str = ""  # another configuration of a runtime shares its install (codex-remote: codex's)
     manual_compact: str | None = None  # the prompt that compacts by hand (Claude Code's `/compact`)
     shell_command: str = "cat {fixture}"  # what its shell tool runs to print a recorded output
+    http: dict[str, str] = field(default_factory=dict)  # mode http: its server's routes (runtimes/server_session.py)
     # {kind: {system|user|headers: [...]}}, read by harness/scripted/signatures.py
     signatures: dict[str, Any] = field(default_factory=dict)
     # [workspace] config: paths its runtime reads from its working folder as configuration or code; a case file
@@ -175,7 +177,7 @@ def parse(data: dict[str, Any], where: str) -> RuntimeAdapter:
         installed_as=install.text("runtime", required=False) or table.text("name"),
         shell_command=_shell_command(tools),
         workspace_config=table.sub("workspace").argv("config", required=False), pip=_pip(install, where),
-        edits_context=_flag(compaction, "edits_context"))
+        edits_context=_flag(compaction, "edits_context"), http=_http(session, mode))
 
 
 def _shell_command(tools: _Table) -> str:
@@ -206,6 +208,18 @@ def _pip(install: _Table, where: str) -> str | None:
     if pip is not None and install.data.get("npm") is not None:
         raise InputError(where, None, "install", "npm and pip: a runtime installs from one of them")
     return pip
+
+
+def _http(session: _Table, mode: str) -> dict[str, str]:
+    """Mode http: the routes of the runtime's own server (harness.runtimes.server_session says what each is)."""
+    if mode != "http":
+        named = next((key for key in HTTP_KEYS if key in session.data), None)
+        if named:
+            raise session.fail(named, f"is a route of a runtime's own server: only for mode http (this is {mode})")
+        return {}
+    routes = {key: session.text(key) for key in ("ready", "create", "prompt", "prompt_body")}
+    routes.update({key: session.text(key) for key in ("busy", "session_id") if key in session.data})
+    return routes
 
 
 def _assumed_window(compaction: _Table) -> int | None:

@@ -136,7 +136,8 @@ def _position(used: int, script: Script, session: Session) -> tuple[int, bool]:
             return nxt.source, True
         following = [u for u in users if u > (prev.source or 0)]
         return (following[0] if following else end), True
-    return (users[nxt.turn] if nxt.turn < len(users) else end), False
+    starts = script.prompt_positions or tuple(users)  # where each prompt starts (joined messages: the first)
+    return (starts[nxt.turn] if nxt.turn < len(starts) else end), False
 
 
 def _context(after: Observed | None, summaries: list[str], session: Session,

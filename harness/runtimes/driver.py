@@ -45,6 +45,8 @@ from harness.session import Session
 
 MODEL_NAME = "harness-model"  # the model name the runtime is configured with; the emulator answers any name
 LOG_FILE = "requests.jsonl"
+NO_CACHE = 1 << 62  # a prompt size no request reaches: the server's prefix cache never runs
+SERVED_PORT = 4096  # where a runtime's own server listens inside its sandbox (mode http)
 
 
 @dataclass
@@ -85,15 +87,19 @@ def base_url(server: EmulatorServer, wire: str) -> str:
 def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summarizer: ModelClient,
           log_dir: Path, *, compaction: bool = True, window: int | None = None,
           max_output: int | None = None, settings: tuple[tuple[str, str], ...] = (),
-          fault: SummaryFault | None = None, canary: bool = False, sandboxed: bool = True) -> Drive:
+          fault: SummaryFault | None = None, canary: bool = False, sandboxed: bool = True,
+          prompts: int | None = None) -> Drive:
     """`window` and `max_output` default to the case's (a run's --window/--set overrides them); `fault` is
     injected on its summarization calls, `canary` plants a secret in its first short tool output; `sandboxed`
-    False (--sandbox off) runs the runtime unconfined."""
+    False (--sandbox off) runs the runtime unconfined; `prompts` sends only that many of the case's prompts (a
+    calibration, harness.runtimes.window)."""
     confinement = check() if sandboxed else "off"
     window = window or case.context_window
     max_output = max_output or case.max_output_tokens
     secret = canary_for(case.id) if canary else None
     script = script_from_session(planted(case.session, secret) if secret else case.session)
+    if adapter.manual_compact:  # it is asked to compact where the user did: not a departure
+        script = replace(script, departures=tuple(d for d in script.departures if d.kind != "manual-compaction"))
     signatures = signatures_from({adapter.name: adapter.signatures}, adapter.source)
     started = time.perf_counter()
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -107,18 +113,20 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
         model = ScriptedModel(script, signatures=signatures, summarizer=summarizer, workspace=workspace, log=log,
                               fault=fault, shell_command=adapter.shell_command)
         observer = Observer(model)
-        emulator = Emulator(responder=observer, windows={MODEL_NAME: window})
+        # no prompt-cache simulation in the server: price.py simulates it once over what the runtime sent
+        emulator = Emulator(responder=observer, windows={MODEL_NAME: window}, openai_min_cache_tokens=NO_CACHE)
         sent = Sent()
         try:
             with EmulatorServer(0, emulator=emulator) as server:
-                box = Sandbox(Path(scratch), sandbox_reads(binary), server.httpd.server_address[1]) if sandboxed \
+                port = server.httpd.server_address[1]
+                box = Sandbox(Path(scratch), sandbox_reads(binary), port, served_port(adapter, port)) if sandboxed \
                     else None
                 chosen = Settings(base_url(server, adapter.wire), MODEL_NAME, window, max_output, compaction,
                                   tuple(with_settings(adapter, settings).items()))
                 filled = values(adapter, binary, Path(scratch) / "home", workspace, chosen)
                 with bridge(box, server.httpd.RequestHandlerClass) if box else nullcontext():
                     sent = _send_all(adapter, filled, workspace, script, model, log_dir, box,
-                                     lambda: len(emulator.requests), manual_before(case.session))
+                                     lambda: len(emulator.requests), manual_before(case.session, script), prompts)
         finally:
             log.close()
     outcome = model.outcome()
@@ -170,25 +178,33 @@ def scratch_folder(name: str) -> Iterator[str]:
         return
 
 
-def manual_before(session: Session) -> frozenset[int]:
+def served_port(adapter: RuntimeAdapter, model_port: int) -> int | None:
+    """Inside the sandbox the runtime's own server (mode http) has the loopback to itself but for the model
+    server's relayed port: a fixed port other than that one."""
+    if adapter.mode != "http":
+        return None
+    return SERVED_PORT if model_port != SERVED_PORT else SERVED_PORT + 1
+
+
+def manual_before(session: Session, script: Script) -> frozenset[int]:
     """The prompts (numbered from 1) that the recorded session compacted by hand right before."""
-    users = [index for index, message in enumerate(session.messages) if message.role == "user"]
-    return frozenset(next((n for n, index in enumerate(users, start=1) if index >= record.position), 0)
-                     for record in session.compactions if record.origin == "manual") - {0}
+    starts = script.prompt_positions
+    return frozenset(next((n for n, start in enumerate(starts, start=1) if start >= record.position), 0)
+                     for record in session.compactions if record.by_hand) - {0}
 
 
 def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Script, model: ScriptedModel,
               log_dir: Path, box: Sandbox | None, requests: Callable[[], int],
-              manual: frozenset[int] = frozenset()) -> Sent:
-    """Send every prompt, each one the session compacted by hand before preceded by the runtime's own manual
-    compaction (Claude Code's `/compact`; a runtime without one goes on); stop at the first drift, runtime
-    failure or turn the runtime gave up. `requests` counts what the server received: a runtime process that
-    ends having sent none never ran its prompt."""
+              manual: frozenset[int] = frozenset(), prompts: int | None = None) -> Sent:
+    """Send every prompt (the first `prompts` of them: a calibration), each one the session compacted by hand
+    before preceded by the runtime's own manual compaction (Claude Code's `/compact`; a runtime without one goes
+    on); stop at the first drift, runtime failure or turn the runtime gave up. `requests` counts what the server
+    received: a runtime process that ends having sent none never ran its prompt."""
     env = prepare(adapter, filled, workspace, box is not None)
     session = open_session(adapter, filled, workspace, env, log_dir, box)
     before = number = 0
     try:
-        for number, prompt in enumerate(script.prompts, start=1):
+        for number, prompt in enumerate(script.prompts[:prompts], start=1):
             before = requests() if isinstance(session, ExecSession) else 0
             if number in manual and adapter.manual_compact and number > 1:
                 session.send(adapter.manual_compact)

@@ -1,9 +1,11 @@
 """Run inside a runtime's sandbox (sandbox.py), by the harness's own interpreter, as the runtime's parent:
 listen on 127.0.0.1:PORT of the sandbox's own loopback and relay each connection to the harness's model server
 through a Unix socket in the scratch folder (a filesystem socket crosses network namespaces; a TCP port does
-not); start the runtime; record how it ended (an exit code, or the signal that killed it) in STATUS.
+not); start the runtime; record how it ended (an exit code, or the signal that killed it) in STATUS. With
+EXPOSE and INNER, the other way too: a runtime that is itself a server (opencode serve) listens on 127.0.0.1:INNER
+inside, and each connection to the Unix socket EXPOSE (made by the harness outside) is relayed to it.
 
-    python -I forward.py SOCKET PORT STATUS -- RUNTIME ARGV...
+    python -I forward.py SOCKET PORT STATUS [EXPOSE INNER] -- RUNTIME ARGV...
 
 Standard library only: nothing of the harness is visible inside the sandbox but this one file."""
 
@@ -40,7 +42,7 @@ def relay(client: socket.socket, connect: Callable[[], socket.socket]) -> None:
     try:
         upstream = connect()
     except OSError as exc:  # said on the runtime's stderr, so that a failed case names it
-        print(f"sandbox: cannot reach the harness's server: {exc}", file=sys.stderr, flush=True)
+        print(f"sandbox: cannot relay a connection: {exc}", file=sys.stderr, flush=True)
         client.close()
         return
     back = threading.Thread(target=pump, args=(upstream, client), daemon=True)
@@ -73,14 +75,27 @@ def _unix(path: str) -> Callable[[], socket.socket]:
     return connect
 
 
+def _inner(port: int) -> Callable[[], socket.socket]:
+    def connect() -> socket.socket:
+        return socket.create_connection(("127.0.0.1", port))
+    return connect
+
+
 def main(argv: list[str]) -> int:
-    path, port, status, separator, *command = argv
-    assert separator == "--" and command, "usage: forward.py SOCKET PORT STATUS -- ARGV..."
+    assert "--" in argv, "usage: forward.py SOCKET PORT STATUS [EXPOSE INNER] -- ARGV..."
+    split = argv.index("--")
+    (path, port, status, *exposed), command = argv[:split], argv[split + 1:]
+    assert command and len(exposed) in (0, 2), "usage: forward.py SOCKET PORT STATUS [EXPOSE INNER] -- ARGV..."
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", int(port)))
     listener.listen(64)
     threading.Thread(target=serve, args=(listener, _unix(path)), daemon=True).start()
+    if exposed:  # the runtime's own server, reached from outside through a socket in the scratch folder
+        outside = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        outside.bind(exposed[0])
+        outside.listen(64)
+        threading.Thread(target=serve, args=(outside, _inner(int(exposed[1]))), daemon=True).start()
     try:
         child = subprocess.Popen(command)
     except OSError as exc:

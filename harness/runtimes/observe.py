@@ -8,7 +8,7 @@ import hashlib
 import json
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from harness.models.base import ModelRequest
 from harness.models.emulator.faults import EmulatorError, EmulatorTimeout
@@ -26,8 +26,10 @@ class Observed:
     reply: str | None  # the reply's text (None: the request was refused, e.g. a drift)
     error: str | None = None
     fault: str | None = None  # the fault injected instead of its reply (harness.scripted.faults)
-    digest: str = ""  # of the body as sent: identical retries share it
+    digest: str = ""  # of a summarization request's body as sent: identical retries share it ("" for the others)
     at: float = 0.0  # when it arrived (time.monotonic)
+    wire: str = ""  # the exchange's wire (openai, responses, anthropic, gemini)
+    payload: dict | None = field(default=None, repr=False, compare=False)  # the body as sent (the server keeps it too)
 
 
 class Observer:
@@ -55,7 +57,10 @@ class Observer:
     def _keep(self, kind: str, request: ModelRequest, exchange: Exchange, when: tuple[int, float],
               reply: str | None, error: str | None) -> None:
         fault = self.model.injected(request)
-        digest = hashlib.sha256(json.dumps(exchange.payload, sort_keys=True).encode()).hexdigest()[:16]
+        # of summarization requests only (their retries are what faults.py counts); keys sorted: a retry may
+        # send a map's keys in another order (Codex does)
+        digest = hashlib.sha256(json.dumps(exchange.payload, sort_keys=True).encode()).hexdigest()[:16] \
+            if kind == "compaction" else ""
         with self._lock:
             self.seen.append(Observed(len(self.seen) + 1, kind, request, dict(exchange.headers), when[0], reply,
-                                      error, fault, digest, when[1]))
+                                      error, fault, digest, when[1], exchange.wire, exchange.payload))

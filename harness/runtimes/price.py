@@ -4,7 +4,8 @@ call and the first turn request after it, priced with the cost study's price tab
 The cache is measured from what the runtime really sent: every request it made (turns, side requests and
 summarization calls, in order) goes through the emulator's automatic prefix-cache simulator (the rule of the
 OpenAI wires pi and codex speak: a hit on the longest earlier prefix, from 1024 tokens, in 128-token steps), on
-the emulator's token count of the request's content (`content_tokens`). A summarization call that sends the
+the emulator's token count of the request's content (`content_tokens`'s parts, each message encoded once per drive
+and its tokens reused by every later request that re-sends it). A summarization call that sends the
 history first, as the turn requests did, reads most of its input from that cache (codex); one under its own
 system prompt with the history serialised into one message shares nothing (pi). `shared_prefix_tokens` is the
 exact prefix the call shares with the runtime's previous turn request, before the cache's rounding;
@@ -20,17 +21,16 @@ retention (a drive lasts seconds to minutes).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from harness.errors import HarnessError
 from harness.models import _tokens
 from harness.models.base import Usage
-from harness.models.emulator.cache import OpenAIPrefixCache
-from harness.models.emulator.wire import content_tokens
 from harness.models.pricing import PriceTable, cost, resolve
 from harness.runtimes.capture import RuntimeCompaction
 from harness.runtimes.observe import Observed
+from harness.runtimes.prompt_parts import Parts, PrefixCache
 
 # the cost study's OpenAI default model (studies.costs.DEFAULT_MODELS): pi and codex speak OpenAI wires
 DEFAULT_MODEL = "openai:gpt-5"
@@ -63,39 +63,35 @@ class Sent:
     shared: int  # exact prefix shared with the previous turn request (0 for the first)
     before: int  # the previous turn request's tokens: the runtime's context when it sent this one
     previous: Observed | None = None  # that request
+    history_shared: int = 0  # a summarization call: `shared` with tool definitions set aside
 
 
 def measured(seen: list[Observed]) -> dict[int, Sent]:
     """Per request (by seq): its tokens, what the prefix cache would have read, the prefix shared with the
     previous turn request."""
-    cache = OpenAIPrefixCache(clock=lambda: 0.0)
-    previous: list[int] | None = None
+    counted = Parts()
+    cache = PrefixCache(counted)
+    previous: list[str] | None = None
+    before = 0
     last: Observed | None = None
     out: dict[int, Sent] = {}
     for item in sorted(seen, key=lambda s: s.seq):
-        tokens = content_tokens(item.request)
-        out[item.seq] = Sent(len(tokens), cache.lookup_and_store("runtime", tokens),
-                             _common(tokens, previous) if previous is not None else 0, len(previous or ()), last)
+        parts = counted.split(item.request)
+        tokens = counted.count(parts)
+        out[item.seq] = Sent(tokens, cache.lookup_and_store(parts),
+                             counted.common(parts, previous) if previous is not None else 0, before, last,
+                             _history_shared(counted, item, last) if item.kind == "compaction" else 0)
         if item.kind == "turn":
-            previous, last = tokens, item
+            previous, before, last = parts, tokens, item
     return out
 
 
-def _common(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
-def _history_shared(call: Observed, previous: Observed | None) -> int:
+def _history_shared(counted: Parts, call: Observed, previous: Observed | None) -> int:
     """The prefix shared with the previous turn request once tool definitions are set aside: how much of the
     history the call re-sends unchanged (Codex drops its tools from the call, which alone breaks the cache)."""
     if previous is None:
         return 0
-    return _common(*(content_tokens(replace(o.request, tools=())) for o in (call, previous)))
+    return counted.common(counted.split(call.request, tools=False), counted.split(previous.request, tools=False))
 
 
 def _usd(usage: Usage, pricing: Pricing) -> dict[str, float]:
@@ -115,7 +111,7 @@ def compaction_price(found: RuntimeCompaction, sent: Mapping[int, Sent], pricing
     return {"before_tokens": calls[0].before, "input_tokens": call.input_tokens, "cached_tokens": call.cached_input_tokens,
             "new_tokens": call.input_tokens - call.cached_input_tokens,
             "shared_prefix_tokens": calls[0].shared,
-            "shared_history_tokens": _history_shared(found.requests[0], calls[0].previous) if found.requests else 0,
+            "shared_history_tokens": calls[0].history_shared if found.requests else 0,
             "output_tokens": output, "call_usd": call_usd,
             "first_request": {"input_tokens": first.tokens, "cached_tokens": first.cached, "usd": first_usd}
             if found.after is not None else None,

@@ -13,6 +13,7 @@ from harness.runtimes.checks import check, request_tokens
 from harness.runtimes.driver import Drive
 from harness.runtimes.faults import fault_json
 from harness.runtimes.price import Pricing, priced
+from harness.scripted import departures
 from harness.cases.schema import Case
 from harness.session import Session
 
@@ -84,6 +85,18 @@ def cuts(drive: Drive, case: Case) -> dict[str, Any]:
     return {"outputs_cut": len(cut), "probes_lost_to_cuts": lost}
 
 
+def not_reproduced(drive: Drive, case: Case) -> list[dict[str, Any]]:
+    """What the replay sent otherwise than it happened (the script's departures) and the outputs the runtime
+    itself passed on cut, in case order."""
+    sent = sent_outputs(drive)
+    found = list(drive.script.departures)
+    for index, message in enumerate(case.session.messages):
+        passed = sent.get(message.tool_call_id or "") if message.role == "tool" else None
+        if passed is not None and message.content.strip() not in passed:
+            found.append(departures.cut(index, str(message.tool_call_id), len(passed), len(message.content)))
+    return [d.to_json() for d in sorted(found, key=lambda d: d.position)]
+
+
 def drive_json(drive: Drive, case: Case, window: int, pricing: Pricing | None = None) -> dict[str, Any]:
     """`pricing`: each compaction priced on the cost study's terms (price.py), per compaction and summed."""
     session = case.session
@@ -102,7 +115,8 @@ def drive_json(drive: Drive, case: Case, window: int, pricing: Pricing | None = 
             "stderr_tail": list(drive.stderr_tail), "errors": list(drive.errors),
             "refused_past_window": drive.refused, "sandbox": drive.sandbox,
             **({"left_out": list(drive.left_out)} if drive.left_out else {}),
-            **cuts(drive, case), **({"faults": fault_json(drive)} if drive.fault else {}),
+            **cuts(drive, case), "not_reproduced": not_reproduced(drive, case),
+            **({"faults": fault_json(drive)} if drive.fault else {}),
             **({"canary": True} if drive.canary else {}),
             "compactions": compactions, **({"price": price} if price is not None else {}),
             **({"compaction_prompt": compaction_prompt(drive.compactions[0].requests[0].request)}

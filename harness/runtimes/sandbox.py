@@ -7,7 +7,8 @@ in its view.
 The harness's model server listens on the host's loopback, which a new network namespace cannot reach: `bridge`
 serves it also on a Unix socket in the scratch folder (a filesystem socket crosses network namespaces), and
 inside, forward.py listens on 127.0.0.1 at the server's own port (so the runtime is configured with the same
-URL) and relays to that socket. Any other address simply fails to connect.
+URL) and relays to that socket. Any other address simply fails to connect. A runtime driven through its own
+server (mode http) listens inside on `expose`; forward.py relays the socket `served` in the scratch folder to it.
 
 What this does not do (docs/runtimes.md): it is not a container; the kernel and the system folders are shared
 (read-only), and a runtime running as root keeps root's file access (not its capabilities)."""
@@ -32,6 +33,7 @@ BWRAP = "bwrap"
 FORWARDER = Path(__file__).with_name("forward.py")
 FORWARDER_INSIDE = "/run/harness-forward.py"
 SOCKET_NAME = "model.sock"
+SERVED_NAME = "served.sock"
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/sys")
 # Of /etc, what programs need to start and run (names, libraries, time zone, certificates), not its secrets.
 ETC = ("passwd", "group", "nsswitch.conf", "hosts", "host.conf", "localtime", "timezone", "alternatives", "ssl",
@@ -44,20 +46,28 @@ OFF_HINT = "or pass --sandbox off to drive the runtime unconfined (it can then r
 @dataclass(frozen=True)
 class Sandbox:
     """Where one drive's runtime processes run: `scratch` writable, `read_only` (its install) visible; `port`
-    the server's loopback port relayed inside (None: no server, as for the version check)."""
+    the server's loopback port relayed inside (None: no server, as for the version check); `expose` the port
+    a runtime's own server listens on inside, reached from outside through `served`."""
 
     scratch: Path
     read_only: tuple[Path, ...] = ()
     port: int | None = None
+    expose: int | None = None
 
     @property
     def socket(self) -> Path:
         return self.scratch / SOCKET_NAME
 
+    @property
+    def served(self) -> Path:
+        return self.scratch / SERVED_NAME
+
     def command(self, argv: list[str], cwd: Path, status: Path) -> list[str]:
         """`argv` as run in the sandbox, from `cwd`; with a port, behind forward.py, which writes `status`."""
+        exposed = [str(self.served), str(self.expose)] if self.expose is not None else []
         inner = argv if self.port is None else [
-            _interpreter(), "-I", FORWARDER_INSIDE, str(self.socket), str(self.port), str(status), "--", *argv]
+            _interpreter(), "-I", FORWARDER_INSIDE, str(self.socket), str(self.port), str(status), *exposed, "--",
+            *argv]
         return [BWRAP, *self.binds(), "--chdir", str(cwd), "--", *inner]
 
     def binds(self) -> list[str]:

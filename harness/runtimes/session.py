@@ -5,6 +5,7 @@ exec: one process per prompt (`first`, then `next` for every later prompt), each
       (codex `exec` / `exec resume --last`, opencode `run` / `run --continue`.)
 rpc:  one process for the whole case speaking pi's JSON lines: `prompt`, then events until `agent_end`, then
       until no compaction is running (a prompt sent during one starts a second, and one of them fails).
+http: one server process for the whole case, prompts posted to its API (server_session.py: opencode serve).
 
 Every process runs in the drive's sandbox (None: --sandbox off). What a runtime printed is redacted
 (harness.redact) before it is kept or written: its stdout per prompt, its errors, its stderr lines.
@@ -22,10 +23,14 @@ from typing import Any
 from harness.atomic import write_atomic
 from harness.redact import redact
 from harness.runtimes.adapter import RuntimeAdapter, fill
+from harness.runtimes.one_process import OneProcess
 from harness.runtimes.process import RuntimeFailed, RuntimeProcess
 from harness.runtimes.sandbox import Sandbox
 
 SETTLE_S = 0.3  # after agent_end: how long to watch for a compaction_start before asking for the state
+# pi's streaming events (a partial message per delta): nothing here reads them, and parsing them was most of
+# the time spent reading its output
+STREAMED = ('{"type":"message_update"', '{"type":"tool_execution_update"')
 
 
 class ExecSession:
@@ -68,7 +73,7 @@ class ExecSession:
             self.current.end()
 
 
-class RpcSession:
+class RpcSession(OneProcess):
     def __init__(self, adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path, env: dict[str, str],
                  log_dir: Path | None = None, sandbox: Sandbox | None = None):
         self.adapter = adapter
@@ -84,7 +89,7 @@ class RpcSession:
     def _read(self) -> None:
         for line in self.process.stdout:
             line = line.rstrip("\r\n")
-            if not line.startswith("{"):
+            if not line.startswith("{") or line.startswith(STREAMED):
                 continue
             try:
                 self.events.put(json.loads(line))
@@ -176,18 +181,14 @@ class RpcSession:
             self._note(event)
         return busy
 
-    def stderr_tail(self) -> tuple[str, ...]:
-        return tuple(self.process.stderr_tail)
-
-    def last_error(self) -> str | None:
-        return self.errors[-1] if self.errors else None
-
-    def close(self) -> None:
-        self.process.end()
 
 
 def open_session(adapter: RuntimeAdapter, values: dict[str, Any], cwd: Path, env: dict[str, str],
-                 log_dir: Path | None = None, sandbox: Sandbox | None = None) -> ExecSession | RpcSession:
+                 log_dir: Path | None = None, sandbox: Sandbox | None = None) -> Any:
+    if adapter.mode == "http":  # its own server, one per case (runtimes/server_session.py)
+        from harness.runtimes.server_session import HttpSession
+
+        return HttpSession(adapter, values, cwd, env, log_dir, sandbox)
     return (RpcSession if adapter.mode == "rpc" else ExecSession)(adapter, values, cwd, env, log_dir, sandbox)
 
 

@@ -8,7 +8,7 @@ keys for runtime requests; replay: cases set up to be served; serving: on loopba
 
 from harness.scripted.alignment import drift
 from harness.scripted.fixtures import write_workspace
-from harness.scripted.log import RequestLog
+from harness.scripted.log import RequestLog, read_log
 from harness.scripted.mapping import NoToolForCall, mapped_call
 from harness.scripted.model import Outcome, ScriptedModel
 from harness.scripted.normalise import key_normaliser, normalise_text
@@ -19,6 +19,6 @@ from harness.scripted.steps import Expected, Script, ScriptCall, ScriptStep, scr
 
 __all__ = ["ALL", "LOG_SUFFIX", "Expected", "NoToolForCall", "Outcome", "Replay", "Replays", "RequestLog", "Script", "ScriptCall",
            "ScriptStep", "ScriptedModel", "Signatures", "drift", "key_normaliser", "load_signatures", "mapped_call",
-           "normalise_text", "open_replay", "open_replays", "runtime_names", "script_from_session", "scripted_emulator",
+           "normalise_text", "open_replay", "open_replays", "read_log", "runtime_names", "script_from_session", "scripted_emulator",
            "serve_replays", "summarizer_for",
            "write_workspace"]

@@ -37,7 +37,7 @@ def _mismatch(before: tuple[Expected, ...], messages: tuple[ChatMessage, ...]) -
     newest = messages[-1] if messages else None
     if before[0].kind == "user":
         expected = before[0]
-        if newest is None or newest.role != "user" or not _carries(newest.content, expected.text):
+        if newest is None or newest.role != "user" or not carries(newest.content, expected.text):
             return expected, describe(newest)
         return None
     results = _trailing_results(messages)
@@ -52,7 +52,7 @@ def _mismatch(before: tuple[Expected, ...], messages: tuple[ChatMessage, ...]) -
         if result is None:
             found = ", ".join(str(r.tool_call_id) for r in results)
             return expected, f"no result for that call (results for {found})"
-        if not _carries(result.content, expected.text):
+        if not carries(result.content, expected.text):
             return expected, describe(result)
     return None
 
@@ -68,7 +68,7 @@ def _trailing_results(messages: tuple[ChatMessage, ...]) -> list[ChatMessage]:
     return found
 
 
-def _carries(received: str, recorded: str) -> bool:
+def carries(received: str, recorded: str) -> bool:
     """The recorded text's head arrived, or its end (pi keeps a long output's last 50 KB); an empty
     recorded output matches whatever the runtime says for it."""
     text = recorded.strip()

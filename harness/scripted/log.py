@@ -3,7 +3,11 @@ headers, how it was classified, the step it used), written beside the run as it 
 
 Keys never reach the file: credential headers and a `key` query parameter are dropped by name, and every other
 string field has the environment's key values and key-shaped tokens removed (`harness.redact.scrub_value`),
-field by field before the record is serialised."""
+field by field before the record is serialised.
+
+A runtime re-sends its whole history with every turn request, so a turn request's line holds only the history
+items the previous turn request did not: `history_from: {"seq": N, "items": K}` says its first K items are
+request N's (itself read the same way). `read_log` gives every body whole again."""
 
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog
 CREDENTIAL_PARAMETERS = frozenset({"key", "api_key", "api-key"})
 # Key variables a runtime is configured with besides the harness's own (harness.redact covers those).
 RUNTIME_KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "HARNESS_API_KEY", "QWEN_API_KEY")
+HISTORY_KEYS = ("messages", "input", "contents")
 
 
 class RequestLog:
@@ -32,6 +37,7 @@ class RequestLog:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._seq = 0
+        self._last_turn: tuple[int, list] | None = None  # (seq, history) of the last turn request logged
         try:
             self._log = AppendOnly(self.path)  # one whole line per request, even on a full disk
         except WriteFailed as exc:
@@ -44,13 +50,57 @@ class RequestLog:
             self._seq += 1
             record = {"seq": self._seq, "wire": wire, "path": safe_path(path), "stream": stream, "kind": kind,
                       "step": step, "note": note, "headers": safe_headers(headers), "body": body}
+            if kind == "turn":
+                record.update(self._delta(body))
             line = json.dumps(scrub_value(record, runtime_secrets()), ensure_ascii=False)
             self._log.append(line + "\n")
             return self._seq
 
+    def _delta(self, body: Any) -> dict[str, Any]:
+        """A turn request's body with the history the previous turn request already had left out (noted as
+        `history_from`); the body as it is when they share nothing."""
+        key = history_key(body)
+        if key is None:
+            return {}
+        history, last = body[key], self._last_turn
+        self._last_turn = (self._seq, history)
+        kept = 0
+        if last is not None:
+            for mine, theirs in zip(history, last[1]):
+                if mine != theirs:
+                    break
+                kept += 1
+        if not kept:
+            return {}
+        return {"body": {**body, key: history[kept:]}, "history_from": {"seq": last[0], "items": kept}}
+
     def close(self) -> None:
         with self._lock:
             self._log.close()
+
+
+def history_key(body: Any) -> str | None:
+    """Where the body holds the history: Chat's and Messages' `messages`, Responses' `input`, Gemini's
+    `contents`."""
+    if not isinstance(body, dict):
+        return None
+    return next((k for k in HISTORY_KEYS if isinstance(body.get(k), list)), None)
+
+
+def read_log(path: str | Path) -> list[dict[str, Any]]:
+    """The log's records in order, each body whole (the history `history_from` points at put back)."""
+    records: list[dict[str, Any]] = []
+    histories: dict[int, list] = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        body, origin = record.get("body"), record.pop("history_from", None)
+        key = history_key(body)
+        if origin is not None and key is not None:
+            body[key] = histories[origin["seq"]][:origin["items"]] + body[key]
+        if key is not None:
+            histories[record["seq"]] = body[key]
+        records.append(record)
+    return records
 
 
 def safe_headers(headers: dict[str, str]) -> dict[str, str]:

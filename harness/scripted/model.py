@@ -20,7 +20,7 @@ from harness.errors import HarnessError
 from harness.models.base import ModelClient, ModelRequest
 from harness.models.emulator.faults import EmulatorError
 from harness.models.emulator.reply import Exchange, Reply
-from harness.scripted.alignment import drift
+from harness.scripted.alignment import carries, drift
 from harness.scripted.faults import FaultPlan, SummaryFault, cut
 from harness.scripted.log import RequestLog
 from harness.scripted.mapping import SHELL_COMMAND, NoToolForCall, mapped_call
@@ -69,6 +69,7 @@ class ScriptedModel:
         self.stopped: str | None = None
         self._last: tuple[str, Reply] | None = None  # (fingerprint of the last turn request, its reply)
         self._summaries: set[str] = set()  # every summary answered, to know it when it comes back newest
+        self._compacted = False  # a summarization request came since the last turn request
         self._lock = threading.Lock()
 
     def __call__(self, request: ModelRequest, exchange: Exchange) -> Reply:
@@ -110,7 +111,7 @@ class ScriptedModel:
         if self.stopped is None:
             step = self.script.steps[self.used] if self.used < len(self.script.steps) else None
             resumed = step is not None and (self.signatures.resumes(request, exchange.headers)
-                                            or self._hands_back(request))
+                                            or self._hands_back(request) or self._prompt_again(step, request))
             self.stopped = None if resumed else drift(step, len(self.script.steps), request)
             if self.stopped is not None:  # a release whose prompt changed shows here: the signature is one line
                 self.stopped += f"; {self.signatures.names[0] if len(self.signatures.names) == 1 else 'its'} " \
@@ -124,6 +125,7 @@ class ScriptedModel:
             self._record(exchange, "turn", None, f"refused: {self.stopped}")
             raise EmulatorError(400, "invalid_request_error", str(self.stopped))
         self.used += 1
+        self._compacted = False
         self._last = (fingerprint, reply)
         self._record(exchange, "turn", self.used, "after the runtime's compaction" if resumed else None)
         return reply
@@ -133,6 +135,13 @@ class ScriptedModel:
         nothing newer (Codex's remote compaction item, unsealed by the emulator, ends its input)."""
         last = request.messages[-1] if request.messages else None
         return last is not None and last.role == "user" and last.content.strip() in self._summaries
+
+    def _prompt_again(self, step: ScriptStep, request: ModelRequest) -> bool:
+        """Right after compacting mid-turn a runtime may hand the turn back by sending the turn's own prompt
+        again (opencode does when that prompt is all of the turn it kept): the next step, unchecked."""
+        newest = request.messages[-1] if request.messages else None
+        return (self._compacted and step.before[0].kind == "tool" and newest is not None and newest.role == "user"
+                and step.turn < len(self.script.prompts) and carries(newest.content, self.script.prompts[step.turn]))
 
     # -- compactions
 
@@ -145,6 +154,7 @@ class ScriptedModel:
         with self._lock:
             self.compactions += 1
             self._summaries.add(response.text.strip())
+            self._compacted = True
         return Reply(response.text, (), "length" if response.truncated else "stop")
 
     def _faulted(self, request: ModelRequest, fault: str) -> Reply:

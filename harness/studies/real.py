@@ -17,6 +17,7 @@ from harness.cases.schema import Case
 from harness.compaction.controls import CONTROLS
 from harness.errors import HarnessError
 from harness.results.folder import read_run
+from harness.metrics import mcnemar_exact
 from harness.results.headline import outcome
 from harness.run.config import RunConfig
 from harness.studies.compare import RunObserver, RunOptions, run_configurations
@@ -24,7 +25,7 @@ from harness.studies.margins import margin
 
 GRADES = ("retained", "answered")
 EXACT_KINDS = ("recall", "update")  # probes whose answer is one exact value: an id, a path, a number, a name
-REAL, BUILTIN = "real summary", "builtin"
+REAL, BUILTIN, RUNTIME = "real summary", "builtin", "runtime "
 
 
 @dataclass(frozen=True)
@@ -36,13 +37,17 @@ class Arm:
     config: RunConfig
 
 
-def arms(summarizer: str = "builtin", answerer: str = "builtin") -> tuple[Arm, ...]:
+def arms(summarizer: str = "builtin", answerer: str = "builtin", runtimes: tuple[str, ...] = ()) -> tuple[Arm, ...]:
     """The real summaries, the summarizer under test at the same points and budget, and each control at those
-    points (sized as the summarizer's summary for the same request, as `run --controls` sizes them)."""
+    points (sized as the summarizer's summary for the same request, as `run --controls` sizes them); and each
+    real runtime, compacting by its own trigger where the recorded session did (`--window recorded`), its own
+    summarization prompt answered by the same summarizer."""
     at_points = RunConfig(model=summarizer, answerer=answerer, at_recorded_points=True)
     recorded = RunConfig(policy="recorded", model=summarizer, answerer=answerer)
+    driven = [Arm(f"{RUNTIME}{name}", f"runtime-{name}", replace(recorded, runtime=name, runtime_window_recorded=True))
+              for name in runtimes]
     return (Arm(REAL, "recorded", recorded), Arm(BUILTIN if summarizer == "builtin" else summarizer, "at-points", at_points),
-            *(Arm(control, f"control-{control}", replace(at_points, control=control)) for control in CONTROLS))
+            *driven, *(Arm(control, f"control-{control}", replace(at_points, control=control)) for control in CONTROLS))
 
 
 def run_arms(cases: list[Case], out: Path, chosen: tuple[Arm, ...], observer: RunObserver,
@@ -110,7 +115,7 @@ def real_study(runs: dict[str, dict[str, Any]], under_test: str = BUILTIN, *,
     for key in sorted(base, key=lambda k: (k[0], _point_order(k[1]), k[2])):
         points[key[:2]].append(key)
     study: dict[str, Any] = {"arms": names, "under_test": under_test, "exact_kinds": list(EXACT_KINDS), "grades": {},
-                             "over_budget": over}
+                             "over_budget": over, "compactions": compaction_positions(runs)}
     for grade in GRADES:
         study["grades"][grade] = {
             "points": [_group_row(f"{case} {point}", keys, base, by_arm, names, grade)
@@ -122,20 +127,64 @@ def real_study(runs: dict[str, dict[str, Any]], under_test: str = BUILTIN, *,
                                 [k for k in base if base[k]["kind"] in EXACT_KINDS], base, by_arm, names, grade),
             "total": _group_row("all points", list(base), base, by_arm, names, grade),
             "margins": _margins(base, by_arm, [n for n in names if n not in CONTROLS], grade),
+            "side_by_side": side_by_side(base, by_arm, names, grade),
         }
     return study
 
 
+def compaction_positions(runs: dict[str, dict[str, Any]]) -> dict[str, dict[str, list[int]]]:
+    """Case -> arm -> the case messages its compactions came before: the real summary's and each runtime's (the
+    other arms compact at the real summary's points by construction)."""
+    out: dict[str, dict[str, list[int]]] = defaultdict(dict)
+    for arm, run in runs.items():
+        if arm != REAL and not arm.startswith(RUNTIME):
+            continue
+        for record in run["cases"].values():
+            if record.get("status") == "ok":
+                out[record["case"]][arm] = [e["send_index"] for e in record.get("events", ())]
+    return dict(sorted(out.items()))
+
+
+def side_by_side(base: dict, by_arm: dict, names: list[str], grade: str) -> list[dict[str, Any]]:
+    """Each arm beside the real summary over the probes that test the summary: compacted after a compaction,
+    passing on the full history and failing on the floor, in the real run and in the arm's own (a runtime
+    compacts where its trigger fires, so its point may differ); passes of each, discordant pairs and the exact
+    McNemar p; and where the arm compacted (its first compaction's case message against the recorded one's)."""
+    testing = [k for k in base if _passes(base[k], "full", grade) and not _passes(base[k], "floor", grade)
+               and outcome(base[k], "compacted", grade) is not None]
+    rows = []
+    for arm in names:
+        if arm == REAL:
+            continue
+        theirs = by_arm[arm]
+        shared = [k for k in testing if k in theirs and outcome(theirs[k], "compacted", grade) is not None
+                  and _passes(theirs[k], "full", grade) and not _passes(theirs[k], "floor", grade)]
+        real = {k for k in shared if _passes(base[k], "compacted", grade)}
+        mine = {k for k in shared if _passes(theirs[k], "compacted", grade)}
+        rows.append({"arm": arm, "probes": len(shared), "real": len(real), "arm_passes": len(mine),
+                     "only_real": len(real - mine), "only_arm": len(mine - real),
+                     "p_value": float(f"{mcnemar_exact(len(real - mine), len(mine - real)):.3g}")})
+    return rows
+
+
 def _margins(base: dict, by_arm: dict, summarizers: list[str], grade: str) -> dict[str, Any]:
-    """Each summarizer's margin over the strongest control, over the probes that pass on the full history."""
+    """Each summarizer's margin over the strongest control, over the probes that pass on the full history. A
+    runtime keeps a verbatim tail of its own where the controls keep the recorded one, so its margin is over the
+    probes that also test the summary in its own run (its floor, its tail without the summary, fails them)."""
     valid = [k for k in base if _passes(base[k], "full", grade)]
-
-    def passes(arm: str) -> dict[str, bool]:
-        return {f"{k[0]}/{k[1]}:{k[2]}": _passes(by_arm[arm].get(k), "compacted", grade) for k in valid}
-
-    controls = {name: passes(name) for name in by_arm if name in CONTROLS}
     kinds = {f"{k[0]}/{k[1]}:{k[2]}": base[k]["kind"] for k in valid}
-    return {name: margin(passes(name), controls, kinds) for name in summarizers}
+
+    def passes(arm: str, keys: list) -> dict[str, bool]:
+        return {f"{k[0]}/{k[1]}:{k[2]}": _passes(by_arm[arm].get(k), "compacted", grade) for k in keys}
+
+    found = {}
+    for name in summarizers:
+        keys = valid if not name.startswith(RUNTIME) else [
+            k for k in valid if _passes(by_arm[name].get(k), "full", grade)
+            and not _passes(by_arm[name].get(k), "floor", grade)]
+        controls = {control: passes(control, keys) for control in by_arm if control in CONTROLS}
+        found[name] = margin(passes(name, keys), controls, kinds)
+    return found
 
 
 def _point_order(point: str) -> int:

@@ -80,12 +80,14 @@ def _minimal() -> str:
 def test_own_adapter_from_a_path(tmp_path):
     path = _write(tmp_path, _minimal().replace('name = "opencode"', 'name = "mine"'))
     adapter = A.load(str(path))
-    assert adapter.name == "mine" and adapter.mode == "exec" and adapter.signatures["side"]
+    assert adapter.name == "mine" and adapter.mode == "http" and adapter.signatures["side"]
+    assert adapter.http["prompt"] == "POST /session/${session}/message"
 
 
 @pytest.mark.parametrize("old,new,field", [
     ('wire = "openai-chat"', 'wire = "carrier-pigeon"', "wire"),
-    ('mode = "exec"', 'mode = "telepathy"', "session.mode"),
+    ('mode = "http"', 'mode = "telepathy"', "session.mode"),
+    ("ready = ", "readiness = ", "session.ready"),
     ('turn_timeout_s = 600', 'turn_timeout_s = -1', "session.turn_timeout_s"),
     ('shell = ["bash"]', 'shell = "bash"', "tools.shell"),
     ('compaction.system = ["You are a context summarization agent"]', 'compacton.system = ["x"]', "signatures"),
@@ -242,3 +244,19 @@ def test_an_adapter_may_say_what_its_shell_tool_runs(tmp_path):
     with pytest.raises(InputError, match="must hold {fixture}") as err:
         A.load(str(_write(tmp_path, text)))
     assert err.value.field == "tools.shell_command"
+
+
+def test_codex_takes_a_prompt_that_starts_with_a_dash_as_its_prompt():
+    """A real prompt began "- drop this ..."; codex's argument parser read it as an option and exited 2."""
+    codex = A.load("codex")
+    for argv in (codex.first, codex.next):
+        assert argv[-2:] == ("--", "${prompt}")
+
+
+def test_http_routes_are_read_only_in_mode_http(tmp_path):
+    """opencode's server routes: read for mode http; an exec adapter that names one is told so."""
+    assert A.load("opencode").http["create"] == "POST /session"
+    text = (Path(A.ADAPTERS) / "codex.toml").read_text().replace('mode = "exec"', 'mode = "exec"\nready = "x (y)"')
+    with pytest.raises(InputError, match="mode http") as err:
+        A.load(str(_write(tmp_path, text)))
+    assert err.value.field == "session.ready"

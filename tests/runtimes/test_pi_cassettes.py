@@ -17,7 +17,7 @@ import pytest
 from harness.cli import main
 from harness.models import _tokens
 from harness.models.emulator.chat import request_from_openai
-from harness.models.emulator.wire import content_tokens
+from harness.scripted import read_log
 from runtime_helpers import require
 
 CASE = "desktop-go-env-config"
@@ -46,8 +46,8 @@ def _case(folder: Path) -> dict:
 
 
 def _graded(record: dict) -> dict:
-    """What grading reads and writes: the compactions, summaries, probes and the drive, less wall times."""
-    drive = {k: v for k, v in record["runtime"].items() if k != "seconds"}
+    """What grading reads and writes: the compactions, summaries, probes and the drive, less wall and CPU times."""
+    drive = {k: v for k, v in record["runtime"].items() if k not in ("seconds", "cpu_seconds")}
     return {"events": record["events"], "summaries": record["summaries"], "probes": record["probes"],
             "runtime": drive, "status": record["status"]}
 
@@ -60,8 +60,7 @@ def test_a_replay_from_the_cassette_grades_as_the_recording(runs):
 
 
 def _logged(folder: Path) -> list[dict]:
-    log = folder / "runtime-logs" / CASE / "requests.jsonl"
-    return [json.loads(line) for line in log.read_text().splitlines()]
+    return read_log(folder / "runtime-logs" / CASE / "requests.jsonl")
 
 
 def _shared(tokens: list[int], other: list[int]) -> int:
@@ -86,6 +85,15 @@ def _summaries(cassettes: Path) -> list[str]:
     document = json.loads((cassettes / CASE / "openai-gpt-5-emulator.json").read_text())
     return [i["response"]["body"]["choices"][0]["message"]["content"] for i in document["interactions"]
             if "You are a context summarization" in json.dumps(i["request"]["body"]["messages"][0])]
+
+
+def content_tokens(request) -> list[int]:
+    """The request's content tokens as the price counts them: each part (tool, system, message) encoded alone."""
+    parts = [json.dumps(t, sort_keys=True) for t in request.tools] + [request.system or ""]
+    for m in request.messages:
+        parts.append(f"<|{m.role}|>{m.content}" + "".join(f"{c.name}{json.dumps(c.arguments, sort_keys=True)}"
+                                                          for c in m.tool_calls))
+    return [t for i, part in enumerate(parts) for t in _tokens.encode(part if i == 0 else "\n" + part)]
 
 
 def test_a_compaction_is_priced_as_its_request_log_computes_by_hand(runs):

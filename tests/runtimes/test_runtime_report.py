@@ -46,3 +46,25 @@ def test_html_section_escapes_the_prompt():
 def test_the_stop_grading_reads():
     assert Stopped.of(DRIVE) == Stopped(80, DRIVE["stopped"])
     assert Stopped.of({**DRIVE, "stopped": None}) is None and Stopped.of(None) is None
+
+
+def test_both_reports_list_what_the_replay_could_not_reproduce_the_window_and_the_cpu():
+    departures = [{"position": 54, "kind": "unanswered", "detail": "an interrupt marker no assistant message answers: "
+                                                                   "joined to the prompt it precedes (message 55)"},
+                  {"position": 194, "kind": "trailing", "detail": "an interrupt marker at the session's end | x"},
+                  *({"position": 100 + n, "kind": "queued", "detail": f"queued {n}"} for n in range(14))]
+    drive = {**DRIVE, "not_reproduced": departures, "cpu_seconds": {"harness": 2.1, "runtime": 9.8},
+             "window": {"mode": "recorded", "rule": "0.9 * window", "recorded_position": 162,
+                        "context_at_point": 76019, "window": 84465, "calibration_seconds": 13.9}}
+    lines = "\n".join(markdown_runtime(run_with(drive)))
+    assert "What the replay could not reproduce in edge:" in lines
+    assert "| unanswered | 1 | 54 | an interrupt marker no assistant message answers" in lines
+    assert "| trailing | 1 | 194 | an interrupt marker at the session's end / x |" in lines  # a pipe cannot split it
+    assert "| queued | 14 | 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, ... (+2) | queued 0 |" in lines
+    assert "CPU s: harness 2.1, runtime 9.8" in lines
+    assert "window 84,465 (--window recorded: its context before message 162" in lines
+    html = runtime_section(run_with(drive))
+    assert "What the replay could not reproduce in edge:" in html and "<td>unanswered</td>" in html
+    nothing = "\n".join(markdown_runtime(run_with({**DRIVE, "not_reproduced": []})))
+    assert "What the replay could not reproduce in edge: nothing." in nothing
+    assert "could not reproduce" not in "\n".join(markdown_runtime(run_with(DRIVE)))  # an older run: not claimed

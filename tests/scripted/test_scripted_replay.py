@@ -116,6 +116,22 @@ def test_a_runtimes_hand_back_after_compacting_mid_turn_takes_the_next_step_unch
         _ask(other, ChatMessage("user", "What did we do so far?"), summary, nudge)
 
 
+def test_the_turns_own_prompt_sent_again_right_after_a_compaction_takes_the_next_step(tmp_path):
+    """opencode, compacting mid-turn, may hand the turn back with its prompt rather than its "Continue" nudge."""
+    compact = ModelRequest("stub-model", "You are a context summarization agent.",
+                           (ChatMessage("user", "Here is the conversation so far: ..."),), 4096)
+    summary = ChatMessage("assistant", "## Objective\n- look")
+    again = (ChatMessage("user", "What did we do so far?"), summary, PROMPT)
+    model = _tiny(tmp_path / "a", "opencode")
+    _ask(model, PROMPT)
+    model(compact, exchange("openai", "/v1/chat/completions", {"messages": []}, None, False))
+    assert _ask(model, *again).text == "x is 1" and model.outcome().exit_code == 0
+    other = _tiny(tmp_path / "b", "opencode")  # the same request with no compaction before it: a drift
+    _ask(other, PROMPT)
+    with pytest.raises(EmulatorError, match="^drift at step 2: expected the output of call c1"):
+        _ask(other, *again)
+
+
 def test_a_request_without_a_shell_or_read_tool_stops_the_case(tmp_path):
     model = _tiny(tmp_path)
     with pytest.raises(EmulatorError, match=r"^step 1: call c1: the request offers no shell or read tool \(edit\)"):

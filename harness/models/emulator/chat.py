@@ -4,7 +4,6 @@ deltas, then each tool call's id and name, then its arguments in pieces), as the
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
@@ -49,10 +48,10 @@ def openai_prompt_tokens(payload: dict, memo: dict | None = None) -> list[int]:
         if memo is None:
             tokens += _tokens.encode(text)
             continue
-        key = "o:" + hashlib.sha256(text.encode()).hexdigest()
-        if key not in memo:
-            memo[key] = _tokens.encode(text)
-        tokens += memo[key]
+        found = memo.get(text)  # keyed by the text itself: a tokenization is a function of its text alone
+        if found is None:
+            found = memo[text] = _tokens.encode(text)
+        tokens += found
     return tokens
 
 

@@ -52,8 +52,8 @@ class Emulator:
         self.openai_cache = OpenAIPrefixCache(self.clock, self.openai_min_cache_tokens)
         self.anthropic_cache = AnthropicBreakpointCache(self.clock, self.anthropic_min_cache_tokens)
         self.contexts = ContextCache()
-        # each Chat Completions part's tokens, by content: an agent re-sends its whole history on every turn,
-        # so each request encodes only its new messages (the counts are the same: parts are encoded one by one)
+        # each request part's tokens, by content: an agent re-sends its whole history on every turn, so each
+        # request encodes only its new messages (the counts are the same: parts are encoded one by one)
         self.part_tokens: dict[str, list[int]] = {}
         self.requests: list[dict[str, Any]] = []  # bodies received, for tests
         self._counter = 0
@@ -174,7 +174,7 @@ class Emulator:
         model = require(payload, "model", str)
         asked = payload.get("max_output_tokens")
         request = responses.request_from_responses(payload, int(asked or 4096))
-        tokens = content_tokens(request)
+        tokens = content_tokens(request, self.part_tokens)
         self._check_window(model, len(tokens), int(asked or 0), "responses")
         cached = self.openai_cache.lookup_and_store(model, tokens)
         reply = self._reply(request, seen, fault == "truncate")
@@ -187,7 +187,7 @@ class Emulator:
         """Gemini generateContent / streamGenerateContent: the model is named in the path."""
         model = gemini.route(seen.path.split("?", 1)[0].rstrip("/"))[0]
         request = gemini.request_from_gemini(payload, model)
-        tokens = content_tokens(request)
+        tokens = content_tokens(request, self.part_tokens)
         self._check_window(model, len(tokens), request.max_output_tokens, "gemini")
         reply = self._reply(request, seen, fault == "truncate")
         return gemini.response_body(serial, model, reply, len(tokens))

@@ -102,12 +102,23 @@ def _neutral(name: Any, description: Any, parameters: Any) -> dict[str, Any]:
             "parameters": parameters if isinstance(parameters, dict) else {}}
 
 
-def content_tokens(request: ModelRequest) -> list[int]:
+def content_tokens(request: ModelRequest, memo: dict[str, list[int]] | None = None) -> list[int]:
     """The prompt's tokens over its content, in order: tool definitions, system, then each message as
-    `<|role|>text` plus its calls (name and arguments). What a runtime's trigger should see grow."""
+    `<|role|>text` plus its calls (name and arguments). What a runtime's trigger should see grow. With `memo`
+    each part is encoded once and reused (an agent re-sends its whole history every turn); a part boundary may
+    then count a token apart from the whole prompt encoded at once."""
     parts = [json.dumps(t, sort_keys=True) for t in request.tools]
     parts.append(request.system or "")
     for m in request.messages:
         calls = "".join(f"{c.name}{json.dumps(c.arguments, sort_keys=True)}" for c in m.tool_calls)
         parts.append(f"<|{m.role}|>{m.content}{calls}")
-    return _tokens.encode("\n".join(parts))
+    if memo is None:
+        return _tokens.encode("\n".join(parts))
+    tokens: list[int] = []
+    for i, part in enumerate(parts):
+        text = part if i == 0 else "\n" + part
+        found = memo.get(text)
+        if found is None:
+            found = memo[text] = _tokens.encode(text)
+        tokens += found
+    return tokens
