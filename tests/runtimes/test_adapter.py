@@ -77,6 +77,11 @@ def _minimal() -> str:
     return (Path(A.ADAPTERS) / "opencode.toml").read_text()
 
 
+def _without_rule() -> str:
+    """opencode's adapter less its [compaction] trigger rule."""
+    return "".join(line for line in _minimal().splitlines(keepends=True) if not line.startswith("trigger = "))
+
+
 def test_own_adapter_from_a_path(tmp_path):
     path = _write(tmp_path, _minimal().replace('name = "opencode"', 'name = "mine"'))
     adapter = A.load(str(path))
@@ -87,7 +92,8 @@ def test_own_adapter_from_a_path(tmp_path):
 @pytest.mark.parametrize("old,new,field", [
     ('wire = "openai-chat"', 'wire = "carrier-pigeon"', "wire"),
     ('mode = "http"', 'mode = "telepathy"', "session.mode"),
-    ("ready = ", "readiness = ", "session.ready"),
+    ("ready = ", "readiness = ", "session.readiness"),  # the misspelt key is named first
+    ("ready = ", "# ready = ", "session.ready"),
     ('turn_timeout_s = 600', 'turn_timeout_s = -1', "session.turn_timeout_s"),
     ('shell = ["bash"]', 'shell = "bash"', "tools.shell"),
     ('compaction.system = ["You are a context summarization agent"]', 'compacton.system = ["x"]', "signatures"),
@@ -185,14 +191,14 @@ def test_every_key_is_checked_strictly(tmp_path, old, new, field):
     ("trigger - 1", "unknown name 'trigger'"),  # the rule cannot read itself
 ])
 def test_a_trigger_rule_is_arithmetic_over_known_names(tmp_path, rule, problem):
-    text = _minimal().replace("[compaction]", f"[compaction]\ntrigger = {rule!r}", 1)
+    text = _without_rule().replace("[compaction]", f"[compaction]\ntrigger = {rule!r}", 1)
     with pytest.raises(InputError, match=problem) as err:
         A.load(str(_write(tmp_path, text)))
     assert err.value.field == "compaction.trigger"
 
 
 def test_derived_values_need_a_trigger_rule(tmp_path):
-    text = _minimal().replace("[compaction]", '[compaction]\nvalues.pct = "100 * window"', 1)
+    text = _without_rule().replace("[compaction]", '[compaction]\nvalues.pct = "100 * window"', 1)
     with pytest.raises(InputError, match="add compaction.trigger") as err:
         A.load(str(_write(tmp_path, text)))
     assert err.value.field == "compaction.values"
