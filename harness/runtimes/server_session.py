@@ -65,14 +65,24 @@ class HttpSession(OneProcess):
         self._listening = threading.Event()
         self.base = ""
         threading.Thread(target=self._read, daemon=True).start()
+        try:
+            self.session = self._start(adapter)
+        except BaseException:  # a server that never became usable is not left running
+            self.process.end()
+            raise
+        self.errors: list[str] = []
+        self.sent = 0
+
+    def _start(self, adapter: RuntimeAdapter) -> str:
+        """Wait for it to say where it listens, then create the session; its id."""
         if not self._listening.wait(START_TIMEOUT_S) or not self.base:
             raise self.process.failure(redact(f"{adapter.name} server did not say it listens on loopback within "
                                               f"{START_TIMEOUT_S:g} s (output: {' | '.join(self.output)})"))
         created = self._call(self.http["create"], {}, START_TIMEOUT_S)
-        self.session = str((created or {}).get(self.http.get("session_id", "id"), ""))
-        if not self.session:
+        session = str((created or {}).get(self.http.get("session_id", "id"), ""))
+        if not session:
             raise self.process.failure(redact(f"{adapter.name} server created no session: {created!r}"[:500]))
-        self.errors: list[str] = []
+        return session
 
     def _read(self) -> None:
         """Its output, drained to the end; the base URL taken from the line `ready` matches."""
@@ -118,13 +128,14 @@ class HttpSession(OneProcess):
             return text
 
     def send(self, prompt: str) -> None:
+        self.sent += 1
         deadline = time.monotonic() + self.adapter.turn_timeout_s
         body = fill(self.http["prompt_body"], {"prompt_json": json.dumps(prompt)}, f"{self.adapter.source}: "
                                                                                     "session.prompt_body")
         reply = self._call(self.http["prompt"], body.encode(), self.adapter.turn_timeout_s)
         error = ((reply or {}).get("info") or {}).get("error") if isinstance(reply, dict) else None
         if error:
-            self.errors.append(redact(f"prompt {len(self.errors) + 1} ended in error: {json.dumps(error)[:300]}"))
+            self.errors.append(redact(f"prompt {self.sent} ended in error: {json.dumps(error)[:300]}"))
         if self.http.get("busy"):
             self._settle(deadline)
 
