@@ -26,6 +26,7 @@ from harness.runtimes.capture import annotated
 from harness.runtimes.driver import drive
 from harness.models.pricing import load_prices
 from harness.runtimes.price import Pricing, pricing_for
+from harness.runtimes.process import sandboxed_cpu
 from harness.runtimes.record import cuts, drive_json
 from harness.runtimes.sent import SentContexts, sent_contexts
 from harness.runtimes.window import context_at, prompts_to_reach, recorded_point, rule_of, window_record
@@ -83,10 +84,13 @@ def driven_case(case: Case, installed: Any, summarizer: ModelClient, logs: Path 
 
 def cpu_seconds() -> dict[str, float]:
     """CPU seconds so far of this process (the harness: its server threads, the scripted model, the request log,
-    capture and pricing) and of its ended children (the runtime's processes). A drive's share is the difference
-    across it; with cases run side by side in one process (--concurrency) the harness's includes theirs."""
+    capture and pricing, and the sandbox's relays) and of the runtime's processes that have ended (this
+    process's children, or as measured inside their sandbox). A drive's share is the difference across it;
+    with cases run side by side in one process (--concurrency) the harness's includes theirs."""
     mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"harness": mine.ru_utime + mine.ru_stime, "runtime": children.ru_utime + children.ru_stime}
+    boxed = sandboxed_cpu()
+    return {"harness": mine.ru_utime + mine.ru_stime + boxed["relay"],
+            "runtime": children.ru_utime + children.ru_stime + boxed["runtime"]}
 
 
 def calibrated_window(case: Case, installed: Any, summarizer: ModelClient, log_dir: Path, window: int,

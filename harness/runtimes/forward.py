@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -105,8 +106,13 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     code = child.wait()
+    # the CPU time of the runtime and of this relay: bubblewrap's PID namespace keeps it from the harness's
+    # own count of its children's
+    runtime, relay = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
+    used = {"runtime": round(runtime.ru_utime + runtime.ru_stime, 3),
+            "relay": round(relay.ru_utime + relay.ru_stime, 3)}
     with open(status, "w", encoding="utf-8") as out:
-        json.dump({"returncode": code}, out)  # negative: killed by that signal
+        json.dump({"returncode": code, "cpu_seconds": used}, out)  # returncode negative: killed by that signal
     return code if code >= 0 else 128 - code
 
 

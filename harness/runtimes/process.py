@@ -30,6 +30,7 @@ _scratch: set[Path] = set()
 _lock = threading.Lock()
 _numbers = itertools.count(1)
 _stopping = threading.Event()  # set by end_all: no runtime starts after the command's stop
+_sandboxed = {"runtime": 0.0, "relay": 0.0}  # sandboxed_cpu()
 
 
 class RuntimeFailed(Exception):
@@ -50,6 +51,7 @@ class RuntimeProcess:
         self.argv = argv
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_LINES)
         self.status = sandbox.scratch / f"exit-{next(_numbers)}.json" if sandbox else None
+        self._accounted = False
         command = sandbox.command(argv, cwd, self.status) if sandbox and self.status else argv
         start_in = sandbox.scratch if sandbox else cwd  # bubblewrap's own process stays outside; --chdir is in
         with _lock:
@@ -97,6 +99,20 @@ class RuntimeProcess:
             message += f" (killed by {_name(killed)})"
         return RuntimeFailed(message, tuple(self.stderr_tail), timed_out, killed)
 
+    def _account(self) -> None:
+        """Once it has ended: the CPU time the forwarder measured inside the sandbox, added to `sandboxed_cpu`."""
+        if self.status is None or self._accounted or self.proc.poll() is None:
+            return
+        self._accounted = True
+        try:
+            used = json.loads(self.status.read_text()).get("cpu_seconds") or {}
+            runtime, relay = float(used.get("runtime", 0)), float(used.get("relay", 0))
+        except (OSError, ValueError, TypeError, AttributeError):
+            return
+        with _lock:
+            _sandboxed["runtime"] += runtime
+            _sandboxed["relay"] += relay
+
     def returncode(self) -> int | None:
         """The runtime's own exit: in a sandbox, as the forwarder saw it (negative: killed by that signal);
         the sandbox's if the forwarder never wrote it (the sandbox itself was killed)."""
@@ -132,12 +148,15 @@ class RuntimeProcess:
         self._stderr.join(timeout=5)
         with _lock:
             _live.discard(self)
+        self._account()
         return self.returncode(), "".join(out)
 
     def end(self, grace_s: float = 3.0) -> None:
-        """SIGTERM to the group, then SIGKILL after a grace period; safe to call twice, and from two threads."""
+        """SIGTERM to the group, then SIGKILL after a grace period; safe to call twice, and from two threads.
+        In a sandbox bubblewrap's own process is spared the SIGTERM: it then waits for what it runs, so the
+        runtime's CPU time reaches this process's children's (a killed bubblewrap reaps nothing)."""
         if self.proc.poll() is None:
-            _signal_group(self.proc.pid, signal.SIGTERM)
+            _signal_group(self.proc.pid, signal.SIGTERM, spare=self.proc.pid if self.status else None)
             try:
                 self.proc.wait(timeout=grace_s)
             except subprocess.TimeoutExpired:
@@ -147,6 +166,7 @@ class RuntimeProcess:
             self.proc.wait(timeout=5)
         with _lock:
             _live.discard(self)
+        self._account()
         for stream in (self.proc.stdin, self.proc.stdout):
             if stream is not None and not stream.closed:
                 try:
@@ -155,11 +175,41 @@ class RuntimeProcess:
                     pass
 
 
-def _signal_group(pid: int, sig: int) -> None:
-    try:
-        os.killpg(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
+def sandboxed_cpu() -> dict[str, float]:
+    """CPU seconds so far of sandboxed runtimes (and of the relays beside them) that have ended: a PID
+    namespace keeps them out of getrusage's count of this process's children."""
+    with _lock:
+        return dict(_sandboxed)
+
+
+def _signal_group(pid: int, sig: int, spare: int | None = None) -> None:
+    if spare is None:
+        try:
+            os.killpg(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        return
+    for member in _members(pid):
+        if member != spare:
+            try:
+                os.kill(member, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def _members(group: int) -> list[int]:
+    """The processes of a process group (from /proc: a process inside a PID namespace is seen by its pid here)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == group:  # after the command: state, ppid, pgrp
+            found.append(int(entry.name))
+    return found
 
 
 def _name(number: int) -> str:
@@ -182,7 +232,7 @@ def end_all() -> None:
         processes, folders = list(_live), list(_scratch)
     for process in processes:
         if process.proc.poll() is None:
-            _signal_group(process.proc.pid, signal.SIGTERM)
+            _signal_group(process.proc.pid, signal.SIGTERM, spare=process.proc.pid if process.status else None)
     for process in processes:
         process.end(STOP_GRACE_S)
     for folder in folders:

@@ -116,3 +116,29 @@ def _sleeps(pid: str, mark: bytes) -> bool:
         return mark in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
+
+
+BUSY = "import sys, time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass\nprint('busy', flush=True)\n" \
+       "sys.stdin.read()"
+
+
+@pytest.mark.parametrize("ending", ["ended", "exits"])
+def test_a_sandboxed_runtimes_cpu_time_is_counted_though_its_pid_namespace_hides_it(tmp_path, sandbox_here, ending):
+    """getrusage never sees a process in bubblewrap's PID namespace: the forwarder measures it inside, and it is
+    counted once the runtime has ended, whether the harness ends it (pi's and opencode's one process per case)
+    or it exits (an exec runtime)."""
+    from harness.runtimes.process import sandboxed_cpu
+
+    box = Sandbox(tmp_path, port=40000 + os.getpid() % 20000)
+    before = sandboxed_cpu()
+    process = RuntimeProcess([str(Path(sys.executable).resolve()), "-c", BUSY], tmp_path,
+                             {"PATH": os.environ["PATH"]}, box)
+    if ending == "ended":
+        assert process.stdout.readline().strip() == "busy"
+        process.end()
+        process.end()  # a second end counts nothing twice
+    else:
+        process.wait(60)
+    used = sandboxed_cpu()
+    assert 0.5 <= used["runtime"] - before["runtime"] < 30
+    assert used["relay"] > before["relay"]
