@@ -5,17 +5,17 @@ through Codex each under 10 minutes; the harness's CPU at most a quarter of the 
 
 One round takes minutes, so it is opt-in like the other runtime benchmarks:
 
-    pytest tests/benchmarks/test_real_pool_drive.py -p no:xdist -o addopts= -m runtime
+    pytest tests/benchmarks/test_real_pool_drive.py -n 0 -o addopts= -m runtime --benchmark-enable
 
 `extra_info` holds the pool's wall seconds, the harness's CPU seconds (this process: its server threads, the
-scripted model, the request log, capture and pricing) and the runtime's (its processes, counted as they end),
+scripted model, the request log, capture and pricing; and the sandbox's relays) and the runtime's (its
+processes, counted as they end, measured inside the sandbox: harness.run.runtime.cpu_seconds),
 their ratio, the load average at the start and end, and per case the steps used and compactions made.
 """
 
 from __future__ import annotations
 
 import os
-import resource
 import time
 from pathlib import Path
 
@@ -26,7 +26,7 @@ from harness.errors import HarnessError
 from harness.models import _tokens
 from harness.models.builtin import BuiltinClient
 from harness.models.pricing import load_prices
-from harness.run.runtime import driven_case
+from harness.run.runtime import cpu_seconds, driven_case
 from harness.runtimes.install import installed
 from harness.runtimes.price import pricing_for
 
@@ -34,8 +34,9 @@ CASES = sorted(p for p in (Path(__file__).resolve().parents[2] / "cases").glob("
 
 
 def _cpu() -> tuple[float, float]:
-    mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return mine.ru_utime + mine.ru_stime, children.ru_utime + children.ru_stime
+    """(the harness's, the runtime's) CPU seconds so far: a sandboxed runtime's as its forwarder measured it."""
+    used = cpu_seconds()
+    return used["harness"], used["runtime"]
 
 
 @pytest.mark.runtime
