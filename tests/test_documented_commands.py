@@ -53,6 +53,12 @@ NOT_RUN = {
     "compaction-harness runtimes install pi codex": "npm ci from the network; .ci/run runs it before the suite",
     "compaction-harness run --runtime pi --cases edge-32k-window --window 49152":
         "drives pi for half a minute or more; tests/runtimes/test_drive_pi.py drives the same case at this window",
+    "compaction-harness run --runtime pi --runtime codex --runtime opencode --pool real":
+        "drives the ten real sessions through three runtimes (18 minutes here); "
+        "tests/runtimes/test_real_session_drive.py drives one of them through each",
+    "compaction-harness real-report --runtime pi --runtime codex --runtime opencode --out results/real-report":
+        "drives the real pool through three runtimes, each case twice (about 40 minutes); tests/test_real_report.py "
+        "builds its arms and tests/runtimes/test_real_session_drive.py drives one case with --window recorded",
     "compaction-harness cases import SESSION.jsonl --out cases/my-session": USERS,
     "compaction-harness cases probe-draft cases/my-session": USERS,
     "compaction-harness run --cases my-session --policy recorded --policy default --at-recorded-points": USERS,
