@@ -88,9 +88,9 @@ class RpcSession(OneProcess):
 
     def _read(self) -> None:
         for line in self.process.stdout:
-            line = line.rstrip("\r\n")
-            if not line.startswith("{") or line.startswith(STREAMED):
+            if not line.startswith("{") or line.startswith(STREAMED):  # before any copy: most of its output
                 continue
+            line = line.rstrip("\r\n")
             try:
                 self.events.put(json.loads(line))
             except json.JSONDecodeError:

@@ -351,3 +351,30 @@ def test_what_real_runtimes_send_passes_the_check(loopback: None, capfd) -> None
     finally:
         served.server.stop()
     assert_quiet(served, capfd)
+
+
+def test_a_growing_history_is_checked_item_by_item_once_and_a_bad_item_still_named(monkeypatch) -> None:
+    """A runtime resends its whole history each request: only the items not seen before are checked, and a bad
+    one among them is named as the whole-request check names it."""
+    from harness.models.emulator import request_schema as rs
+
+    rs._checked.clear()
+    rest, item = rs._parts("openai")
+    seen: list[Any] = []
+
+    class Counting:
+        def is_valid(self, entry: Any) -> bool:
+            seen.append(entry)
+            return item.is_valid(entry)
+
+    monkeypatch.setattr(rs, "_parts", lambda route: (rest, Counting()))
+    first = copy.deepcopy(CHAT)
+    assert rs.check_request("openai", first) is first and len(seen) == len(first["messages"])
+    longer = copy.deepcopy(CHAT)
+    longer["messages"].append({"role": "user", "content": "and now?"})
+    seen.clear()
+    rs.check_request("openai", longer)
+    assert seen == [{"role": "user", "content": "and now?"}]
+    longer["messages"].append({"role": "user", "content": 7})
+    with pytest.raises(rs.EmulatorError, match=r"messages\[5\]\.content: must be a string"):
+        rs.check_request("openai", longer)
