@@ -208,6 +208,7 @@ def _send_all(adapter: RuntimeAdapter, filled: dict, workspace: Path, script: Sc
             before = requests() if isinstance(session, ExecSession) else 0
             if number in manual and adapter.manual_compact and number > 1:
                 session.send(adapter.manual_compact)
+            model.prompts_sent = number
             session.send(prompt)
             if model.stopped:
                 return Sent(model.stopped, None, session.stderr_tail(), tuple(session.errors))

@@ -25,7 +25,7 @@ from harness.scripted.faults import FaultPlan, SummaryFault, cut
 from harness.scripted.log import RequestLog
 from harness.scripted.mapping import SHELL_COMMAND, NoToolForCall, mapped_call
 from harness.scripted.signatures import Signatures
-from harness.scripted.steps import Script, ScriptStep
+from harness.scripted.steps import CLOSING_TEXT, Script, ScriptStep
 
 SIDE_REPLY = "Replayed session"
 SUMMARY_LABEL = "summary:runtime-compaction"  # the builtin answers a request with this label in summary mode
@@ -70,6 +70,9 @@ class ScriptedModel:
         self._last: tuple[str, Reply] | None = None  # (fingerprint of the last turn request, its reply)
         self._summaries: set[str] = set()  # every summary answered, to know it when it comes back newest
         self._compacted = False  # a summarization request came since the last turn request
+        # how many prompts the driver has sent (None: not told, as `serve --script` is not): a runtime's
+        # continuation after a compaction at a turn's end must not take the next turn's first step
+        self.prompts_sent: int | None = None
         self._lock = threading.Lock()
 
     def __call__(self, request: ModelRequest, exchange: Exchange) -> Reply:
@@ -112,6 +115,8 @@ class ScriptedModel:
             step = self.script.steps[self.used] if self.used < len(self.script.steps) else None
             resumed = step is not None and (self.signatures.resumes(request, exchange.headers)
                                             or self._hands_back(request) or self._prompt_again(step, request))
+            if resumed and step is not None and self._unprompted(step):
+                return self._closing(exchange, fingerprint)
             self.stopped = None if resumed else drift(step, len(self.script.steps), request)
             if self.stopped is not None:  # a release whose prompt changed shows here: the signature is one line
                 self.stopped += f"; {self.signatures.names[0] if len(self.signatures.names) == 1 else 'its'} " \
@@ -128,6 +133,19 @@ class ScriptedModel:
         self._compacted = False
         self._last = (fingerprint, reply)
         self._record(exchange, "turn", self.used, "after the runtime's compaction" if resumed else None)
+        return reply
+
+    def _unprompted(self, step: ScriptStep) -> bool:
+        """The next step opens a turn whose prompt the driver has not sent yet: the runtime goes on after a
+        compaction at the end of a finished turn (opencode's "Continue if you have next steps")."""
+        return self.prompts_sent is not None and step.before[0].kind == "user" and step.turn >= self.prompts_sent
+
+    def _closing(self, exchange: Exchange, fingerprint: str) -> Reply:
+        """The finished turn's answer to a continuation: it has nothing more to do; no step is taken."""
+        reply = Reply(CLOSING_TEXT)
+        self._compacted = False
+        self._last = (fingerprint, reply)
+        self._record(exchange, "turn", None, "after the runtime's compaction at a turn's end: closed, no step taken")
         return reply
 
     def _hands_back(self, request: ModelRequest) -> bool:

@@ -132,6 +132,33 @@ def test_the_turns_own_prompt_sent_again_right_after_a_compaction_takes_the_next
         _ask(other, *again)
 
 
+def test_a_continuation_after_a_compaction_at_a_turns_end_closes_it_and_leaves_the_next_turn_its_step(tmp_path):
+    """opencode compacts after a finished turn and goes on with its "Continue" nudge before the driver sends the
+    next prompt (real-entireio-cd95 drifted on it): the nudge gets a closing reply, no step taken, and the next
+    prompt then takes its own first step. Told nothing of the prompts sent, the nudge takes the next step."""
+    session = Session((Message("user", "look"), Message("assistant", "x is 1"), Message("user", "and y?"),
+                       Message("assistant", "y is 2")), None)
+    script = script_from_session(session)
+    write_workspace(script, tmp_path)
+    nudge = ChatMessage("user", "Continue if you have next steps, or stop and ask for clarification if you are "
+                                "unsure how to proceed.")
+    summary = ChatMessage("assistant", "## Objective\n- look")
+    model = ScriptedModel(script, signatures=load_signatures("opencode"), summarizer=BuiltinClient(),
+                          workspace=tmp_path)
+    model.prompts_sent = 1
+    assert _ask(model, PROMPT).text == "x is 1"
+    assert _ask(model, ChatMessage("user", "What did we do so far?"), summary, nudge).text == "(turn ended)"
+    assert model.outcome().used == 1
+    model.prompts_sent = 2
+    later = (ChatMessage("user", "What did we do so far?"), summary, nudge, ChatMessage("assistant", "(turn ended)"),
+             ChatMessage("user", "and y?"))
+    assert _ask(model, *later).text == "y is 2" and model.outcome().exit_code == 0
+    untold = ScriptedModel(script, signatures=load_signatures("opencode"), summarizer=BuiltinClient(),
+                           workspace=tmp_path)
+    _ask(untold, PROMPT)
+    assert _ask(untold, ChatMessage("user", "What did we do so far?"), summary, nudge).text == "y is 2"
+
+
 def test_a_request_without_a_shell_or_read_tool_stops_the_case(tmp_path):
     model = _tiny(tmp_path)
     with pytest.raises(EmulatorError, match=r"^step 1: call c1: the request offers no shell or read tool \(edit\)"):
