@@ -16,7 +16,7 @@ import tempfile
 import threading
 import time
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -119,7 +119,7 @@ def drive(case: Case, adapter: RuntimeAdapter, binary: Path, version: str, summa
         try:
             with EmulatorServer(0, emulator=emulator) as server:
                 port = server.httpd.server_address[1]
-                box = Sandbox(Path(scratch), sandbox_reads(binary), port, served_port(adapter, port)) if sandboxed \
+                box = Sandbox(Path(scratch), reads(adapter, binary), port, served_port(adapter, port)) if sandboxed \
                     else None
                 chosen = Settings(base_url(server, adapter.wire), MODEL_NAME, window, max_output, compaction,
                                   tuple(with_settings(adapter, settings).items()))
@@ -176,6 +176,14 @@ def scratch_folder(name: str) -> Iterator[str]:
             shutil.rmtree(path, ignore_errors=True)
             track_scratch(path, False)
         return
+
+
+def reads(adapter: RuntimeAdapter, binary: Path) -> tuple[Path, ...]:
+    """What the runtime may read in its sandbox: its install, and the adapter's own folder when the adapter runs
+    a file beside it (`${adapter_dir}`: Inspect's driver script); a user's adapter folder is shown only then."""
+    templates = (*adapter.first, *adapter.next, *adapter.env.values(), *adapter.files, *adapter.files.values())
+    beside = (Path(adapter.source).parent,) if any("${adapter_dir}" in text for text in templates) else ()
+    return (*sandbox_reads(binary), *beside)
 
 
 def served_port(adapter: RuntimeAdapter, model_port: int) -> int | None:

@@ -21,7 +21,7 @@ retention (a drive lasts seconds to minutes).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from harness.errors import HarnessError

@@ -57,11 +57,15 @@ def compaction_json(found: RuntimeCompaction, session: Session, window: int,
 
 
 def sent_outputs(drive: Drive) -> dict[str, str]:
-    """Each tool output as the runtime first sent it back (its own cuts and wrappers included), by call id."""
+    """Each tool output as the runtime first sent it back (its own cuts and wrappers included), by call id. A
+    summarization request counts for the recorded calls only: one may carry the history under ids of its own
+    (Gemini CLI's does), and an output may reach only it (Claude Code compacting right after a call)."""
+    recorded = {call.id for call in drive.script.calls}
     sent: dict[str, str] = {}
     for seen in drive.seen:
         for message in seen.request.messages:
-            if message.role == "tool" and message.tool_call_id:
+            if message.role == "tool" and message.tool_call_id and (seen.kind == "turn" or
+                                                                    message.tool_call_id in recorded):
                 sent.setdefault(message.tool_call_id, message.content)
     return sent
 
@@ -107,6 +111,7 @@ def drive_json(drive: Drive, case: Case, window: int, pricing: Pricing | None = 
         for entry, row in zip(compactions, rows):
             entry["price"] = row
     kinds = {k: sum(1 for s in drive.seen if s.kind == k) for k in ("turn", "compaction", "side")}
+    asked = [c for c in drive.compactions if c.requests]  # Inspect's edit and trim compact without a call
     turns = max(1, len(drive.script.prompts))
     return {"runtime": drive.runtime, "version": drive.version, "seconds": round(drive.seconds, 2),
             "steps": drive.outcome.steps, "steps_used": drive.outcome.used, "requests": kinds,
@@ -119,5 +124,4 @@ def drive_json(drive: Drive, case: Case, window: int, pricing: Pricing | None = 
             **({"faults": fault_json(drive)} if drive.fault else {}),
             **({"canary": True} if drive.canary else {}),
             "compactions": compactions, **({"price": price} if price is not None else {}),
-            **({"compaction_prompt": compaction_prompt(drive.compactions[0].requests[0].request)}
-               if drive.compactions else {})}
+            **({"compaction_prompt": compaction_prompt(asked[0].requests[0].request)} if asked else {})}
