@@ -48,7 +48,7 @@ def trigger_values(adapter: RuntimeAdapter, window: int, max_output: int) -> dic
     [compaction.values], as placeholders; none for an adapter that states no rule."""
     if adapter.trigger is None:
         return {}
-    names = {"window": window, "max_output": max_output, "assumed_window": adapter.assumed_window or window}
+    names = trigger.rule_names(window, max_output, adapter.assumed_window)
     names["trigger"] = trigger.evaluate(adapter.trigger, names)
     found = {"trigger": f"{round(names['trigger'])}", "assumed_window": str(names["assumed_window"])}
     for key, text in adapter.derived.items():

@@ -3,7 +3,8 @@ opencode's `opencode serve`. Starting `opencode run` once per prompt cost about 
 starts once, a session is created over its API, and each prompt is posted and waited for.
 
 The adapter names, under [session]:
-- command: the server's argv (`${port}` is 0: it picks a free port and prints it);
+- command: the server's argv (`${port}`: 0 unconfined, so it picks a free port and prints it; in a sandbox
+  a fixed port, below);
 - ready: a pattern its output matches once it listens, whose first group is its base URL (loopback only);
 - create: `METHOD /path` that creates a session, answering a JSON object whose `session_id` field is its id;
 - prompt: `METHOD /path` (`${session}` filled) posting `prompt_body` (`${prompt_json}`: the prompt as a JSON
@@ -148,7 +149,6 @@ class HttpSession(OneProcess):
             time.sleep(POLL_S)
         raise self.process.failure(f"{self.adapter.name}: the session was still busy after "
                                    f"{self.adapter.turn_timeout_s:g} s", timed_out=True)
-
 
 
 __all__ = ["HttpSession", "RuntimeFailed"]

@@ -21,6 +21,11 @@ class BadExpression(ValueError):
     """The expression is not one this module reads; the message says what is wrong."""
 
 
+def rule_names(window: float, max_output: float, assumed_window: float | None) -> dict[str, float]:
+    """What a trigger rule reads at a window (`assumed_window`: the adapter's own, else the window itself)."""
+    return {"window": window, "max_output": max_output, "assumed_window": assumed_window or window}
+
+
 def check(text: str, names: tuple[str, ...] = NAMES) -> None:
     """Raise BadExpression unless `text` is a well-formed expression over `names`."""
     evaluate(text, {name: 1.0 for name in names}, dry=True)

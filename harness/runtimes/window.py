@@ -42,8 +42,7 @@ class TriggerRule:
     assumed_window: int | None = None
 
     def threshold(self, window: int, max_output: int) -> float:
-        names = {"window": window, "max_output": max_output, "assumed_window": self.assumed_window or window}
-        return trigger.evaluate(self.text, names)
+        return trigger.evaluate(self.text, trigger.rule_names(window, max_output, self.assumed_window))
 
     def window_for(self, context: int, max_output: int) -> int | None:
         """The smallest window whose threshold a context of `context` tokens just exceeds (one token less
