@@ -66,7 +66,7 @@ class Sandbox:
         """`argv` as run in the sandbox, from `cwd`; with a port, behind forward.py, which writes `status`."""
         exposed = [str(self.served), str(self.expose)] if self.expose is not None else []
         inner = argv if self.port is None else [
-            _interpreter(), "-I", FORWARDER_INSIDE, str(self.socket), str(self.port), str(status), *exposed, "--",
+            _interpreter(), "-I", "-S", FORWARDER_INSIDE, str(self.socket), str(self.port), str(status), *exposed, "--",
             *argv]
         return [BWRAP, *self.binds(), "--chdir", str(cwd), "--", *inner]
 

@@ -357,8 +357,9 @@ def test_a_growing_history_is_checked_item_by_item_once_and_a_bad_item_still_nam
     """A runtime resends its whole history each request: only the items not seen before are checked, and a bad
     one among them is named as the whole-request check names it."""
     from harness.models.emulator import request_schema as rs
+    from harness.models.emulator.resent import Resent
 
-    rs._checked.clear()
+    resent = Resent()
     rest, item = rs._parts("openai")
     seen: list[Any] = []
 
@@ -369,12 +370,12 @@ def test_a_growing_history_is_checked_item_by_item_once_and_a_bad_item_still_nam
 
     monkeypatch.setattr(rs, "_parts", lambda route: (rest, Counting()))
     first = copy.deepcopy(CHAT)
-    assert rs.check_request("openai", first) is first and len(seen) == len(first["messages"])
+    assert rs.check_request("openai", first, resent) is first and len(seen) == len(first["messages"])
     longer = copy.deepcopy(CHAT)
     longer["messages"].append({"role": "user", "content": "and now?"})
     seen.clear()
-    rs.check_request("openai", longer)
+    rs.check_request("openai", longer, resent)
     assert seen == [{"role": "user", "content": "and now?"}]
     longer["messages"].append({"role": "user", "content": 7})
     with pytest.raises(rs.EmulatorError, match=r"messages\[5\]\.content: must be a string"):
-        rs.check_request("openai", longer)
+        rs.check_request("openai", longer, resent)

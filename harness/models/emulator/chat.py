@@ -10,41 +10,55 @@ from typing import Any
 from harness.models import _tokens
 from harness.models.base import ChatMessage, ModelRequest, ToolCallSpec
 from harness.models.emulator.reply import Reply, arguments
+from harness.models.emulator.resent import Made
 from harness.models.emulator.streaming import event, pieces
 from harness.models.emulator.wire import json_object, neutral_tools, text_of
 
 
-def request_from_openai(payload: dict, limit: int) -> ModelRequest:
+def request_from_openai(payload: dict, limit: int, made: Made | None = None) -> ModelRequest:
+    """`made`: each message read once, however many requests re-send it (resent.py)."""
+    made = made or Made()
     system_parts: list[str] = []
     messages: list[ChatMessage] = []
     for message in payload.get("messages") or []:
-        role = message.get("role")
-        text = text_of(message.get("content"))
-        if role in ("system", "developer"):
-            system_parts.append(text)
-        elif role == "assistant":
-            calls = tuple(
-                ToolCallSpec(c.get("id", ""), c.get("function", {}).get("name", ""),
-                             json_object(c.get("function", {}).get("arguments")))
-                for c in message.get("tool_calls") or [])
-            messages.append(ChatMessage("assistant", text, calls))
-        elif role == "tool":
-            messages.append(ChatMessage("tool", text, tool_call_id=message.get("tool_call_id")))
-        else:
-            messages.append(ChatMessage("user", text))
+        read = made.get("read", message, lambda: _read(message))
+        (system_parts if isinstance(read, str) else messages).append(read)
+    tools = payload.get("tools")
     return ModelRequest(payload.get("model", ""), "\n".join(system_parts) or None, tuple(messages), limit,
-                        tools=neutral_tools(payload.get("tools")))
+                        tools=made.get("tools", tools, lambda: neutral_tools(tools)))
 
 
-def openai_prompt_tokens(payload: dict, memo: dict | None = None) -> list[int]:
+def _read(message: dict) -> ChatMessage | str:
+    """A wire message as a neutral one, or a system message's text."""
+    role = message.get("role")
+    text = text_of(message.get("content"))
+    if role in ("system", "developer"):
+        return text
+    if role == "assistant":
+        calls = tuple(ToolCallSpec(c.get("id", ""), c.get("function", {}).get("name", ""),
+                                   json_object(c.get("function", {}).get("arguments")))
+                      for c in message.get("tool_calls") or [])
+        return ChatMessage("assistant", text, calls)
+    if role == "tool":
+        return ChatMessage("tool", text, tool_call_id=message.get("tool_call_id"))
+    return ChatMessage("user", text)
+
+
+def openai_prompt_tokens(payload: dict, memo: dict | None = None, made: Made | None = None) -> list[int]:
     """The prompt's tokens in wire order: tools, then each message as `<|role|>content` plus its calls.
     Parts are encoded one by one (memoised when `memo` is given, as the cost study replays many
-    requests sharing a prefix); a part boundary may differ from a whole-prompt encoding by a token."""
-    parts = [json.dumps(t, sort_keys=True) for t in payload.get("tools") or []]
-    parts += [openai_part(message) for message in payload.get("messages") or []]
+    requests sharing a prefix); a part boundary may differ from a whole-prompt encoding by a token. `made`:
+    each part's text made once per object it is made from (a re-sent message is the same object)."""
+    made = made or Made()
+    tools = payload.get("tools") or []
+    parts = list(made.get("tool-parts", tools, lambda: [("\n" if i else "") + json.dumps(t, sort_keys=True)
+                                                           for i, t in enumerate(tools)])) if tools else []
+    for message in payload.get("messages") or []:
+        first = not parts  # each part after the first begins with a new line
+        parts.append(made.get("first-part" if first else "part", message,
+                              lambda: ("" if first else "\n") + openai_part(message)))
     tokens: list[int] = []
-    for i, part in enumerate(parts):
-        text = part if i == 0 else "\n" + part
+    for text in parts:
         if memo is None:
             tokens += _tokens.encode(text)
             continue

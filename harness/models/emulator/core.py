@@ -23,7 +23,9 @@ from harness.models.emulator.chat import openai_completion, openai_prompt_tokens
 from harness.models.emulator.limits import RateLimits, window_error
 from harness.models.emulator.messages import (anthropic_blocks, anthropic_message, anthropic_stream,
                                               request_from_anthropic)
-from harness.models.emulator.request_schema import check_request, parse_body
+from harness.models.emulator.body import Bodies
+from harness.models.emulator.request_schema import check_request
+from harness.models.emulator.resent import Made, Resent
 from harness.models.emulator.reply import Exchange, Reply, Responder, exchange
 from harness.models.emulator.responses_stream import responses_stream
 from harness.models.emulator.wire import content_tokens, error_response, require
@@ -55,6 +57,9 @@ class Emulator:
         # each request part's tokens, by content: an agent re-sends its whole history on every turn, so each
         # request encodes only its new messages (the counts are the same: parts are encoded one by one)
         self.part_tokens: dict[str, list[int]] = {}
+        self.resent = Resent()  # the histories recent requests carried: a request's check looks at its new items
+        self.bodies = Bodies()  # a body is parsed from where it stopped being the route's previous one
+        self.made = Made()  # what is read from a re-sent item (its message, its prompt text), once
         self.requests: list[dict[str, Any]] = []  # bodies received, for tests
         self._counter = 0
         self._lock = threading.Lock()
@@ -80,7 +85,7 @@ class Emulator:
                 raise EmulatorTimeout()
             if fault and fault.kind in STATUS_FAULTS:
                 raise fault_error(fault)
-            payload = check_request(route, parse_body(body))
+            payload = check_request(route, self.bodies.parse(route, body), self.resent)
             self._admit(len(body) // 4)
             serial = self._received(payload)
             kind = fault.kind if fault else None
@@ -145,8 +150,8 @@ class Emulator:
         model = require(payload, "model", str)
         require(payload, "messages", list, nonempty=True)
         asked = payload.get("max_completion_tokens") or payload.get("max_tokens")
-        request = request_from_openai(payload, int(asked or 4096))
-        prompt_tokens = openai_prompt_tokens(payload, self.part_tokens)
+        request = request_from_openai(payload, int(asked or 4096), self.made)
+        prompt_tokens = openai_prompt_tokens(payload, self.part_tokens, self.made)
         self._check_window(model, len(prompt_tokens), int(asked or 0), "openai")
         cached = self.openai_cache.lookup_and_store(model, prompt_tokens)
         reply = self._reply(request, seen, fault == "truncate")
@@ -173,8 +178,8 @@ class Emulator:
     def _responses(self, payload: dict, serial: int, fault: str | None, seen: Exchange) -> dict:
         model = require(payload, "model", str)
         asked = payload.get("max_output_tokens")
-        request = responses.request_from_responses(payload, int(asked or 4096))
-        tokens = content_tokens(request, self.part_tokens)
+        request = responses.request_from_responses(payload, int(asked or 4096), self.made)
+        tokens = content_tokens(request, self.part_tokens, self.made)
         self._check_window(model, len(tokens), int(asked or 0), "responses")
         cached = self.openai_cache.lookup_and_store(model, tokens)
         reply = self._reply(request, seen, fault == "truncate")
@@ -195,7 +200,7 @@ class Emulator:
     def _compact(self, payload: dict, serial: int, fault: str | None, seen: Exchange) -> dict:
         """POST /responses/compact: the builtin writes the compaction; only its sealed form leaves."""
         model = require(payload, "model", str)
-        request = responses.request_from_responses(payload, compaction.DEFAULT_BUDGET)
+        request = responses.request_from_responses(payload, compaction.DEFAULT_BUDGET, self.made)
         tokens = content_tokens(request)
         cached = self.openai_cache.lookup_and_store(model, tokens)
         ask = compaction.summary_request(request, None)

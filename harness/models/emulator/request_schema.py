@@ -1,5 +1,5 @@
 """What a request must look like before a wire reads it: the body parsed as strict JSON (no NaN, no number
-past Python's digit limit, no nesting past MAX_DEPTH), then checked against the wire's JSON Schema for the
+past Python's digit limit), nesting no deeper than MAX_DEPTH, then checked against the wire's JSON Schema for the
 fields the emulator reads (types, ranges, required fields). A bad request is a 400 `EmulatorError` naming the
 field (`messages[0].content: must be a string, an array or null`), which each wire returns in its own error
 shape; fields the emulator never reads are not checked, as a provider's unknown-field rules are not emulated.
@@ -11,7 +11,6 @@ block: read by no wire)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from functools import lru_cache
 from typing import Any
@@ -20,7 +19,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from harness.models.emulator.faults import EmulatorError
-from harness.validate import depth_exceeds
+from harness.models.emulator.resent import Resent, depth_and_plain
 
 MAX_DEPTH = 100  # no wire's request nests deeper (tool schemas included); deeper would recurse in the readers
 MAX_INT = 2**31 - 1  # the APIs' token fields are 32-bit integers
@@ -122,32 +121,63 @@ def parse_body(body: bytes) -> Any:
         text = (body or b"{}").decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _bad(f"body is not UTF-8 (byte {exc.start})") from None
-    if depth_exceeds(text, MAX_DEPTH):
-        raise _bad(f"body nests deeper than {MAX_DEPTH} levels")
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=no_constant)
     except json.JSONDecodeError as exc:
         raise _bad(f"body is not JSON: {exc}") from None
     except ValueError as exc:  # NaN/Infinity, or an integer past Python's 4,300-digit limit
         raise _bad(f"body is not JSON the API accepts: {str(exc).split(':')[0]}") from None
-    except RecursionError:
-        raise _bad("body nests too deeply") from None
+    except RecursionError:  # the parser's own limit, far past ours (check_request checks ours)
+        raise _too_deep() from None
 
 
-def _no_constant(name: str) -> Any:
+def no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def check_request(route: str, payload: Any) -> dict[str, Any]:
-    """The payload when it has the shape `route`'s wire reads; else a 400 naming the first bad field."""
-    if _valid(route, payload):
-        return payload
-    error = best_match(_validator(route).iter_errors(payload))
-    if error is not None:
-        field, problem = describe(error)
-        raise EmulatorError(400, "invalid_request_error", f"{field}: {problem}",
-                            param=None if field == "body" else field)
+def check_request(route: str, payload: Any, resent: Resent | None = None) -> dict[str, Any]:
+    """The payload when it nests at most MAX_DEPTH levels and has the shape `route`'s wire reads; else a 400
+    naming the first bad field. With `resent`, what a recent request carried exactly (history items at the same
+    places, other fields) is not looked at again, and is put back as the object first looked at (a runtime
+    re-sends its whole history with every request)."""
+    if not isinstance(payload, dict):
+        return _checked(route, payload, payload, [])
+    field = HISTORY[route]
+    history = payload.get(field)
+    skip = field if isinstance(history, list) and history else None
+    history = history if skip else []
+    if resent is None:
+        return _checked(route, payload, {k: v for k, v in payload.items() if k != skip}, history)
+    known = resent.reuse(route, history)
+    fresh, fields = history[len(known):], resent.reuse_fields(route, payload, skip)
+    looks = _checked_looks(route, payload, fields, fresh)
+    resent.remember(route, history, known + [plain for _, plain in looks[0]], payload, looks[1], skip)
     return payload
+
+
+def _checked(route: str, payload: Any, fields: Any, fresh: list[Any]) -> Any:
+    _checked_looks(route, payload, fields, fresh)
+    return payload
+
+
+def _checked_looks(route: str, payload: Any, fields: Any, fresh: list[Any]) -> tuple[list, dict[str, bool]]:
+    """Check the payload, looking only at `fields` (its fields to look at, or the payload when it is no object)
+    and at `fresh` history items (the others known good); returns what was looked at: each fresh item's and
+    each field's (nesting past the limit, plain)."""
+    looks = [depth_and_plain(item, MAX_DEPTH - 2) for item in fresh]  # the body and the history are 2 levels
+    if isinstance(fields, dict):
+        field_looks = {key: depth_and_plain(value, MAX_DEPTH - 1) for key, value in fields.items()}
+    else:
+        field_looks = {"": depth_and_plain(fields, MAX_DEPTH)}
+    if any(deep for deep, _ in looks) or any(deep for deep, _ in field_looks.values()):
+        raise _too_deep()
+    if not _valid(route, payload, fresh):
+        error = best_match(_validator(route).iter_errors(payload))
+        if error is not None:
+            field, problem = describe(error)
+            raise EmulatorError(400, "invalid_request_error", f"{field}: {problem}",
+                                param=None if field == "body" else field)
+    return looks, {key: plain for key, (_, plain) in field_looks.items()}
 
 
 @lru_cache(maxsize=None)
@@ -155,13 +185,10 @@ def _validator(route: str) -> Draft202012Validator:
     return Draft202012Validator(ROUTE_SCHEMAS[route])
 
 
-# The field holding each wire's history. A runtime resends its whole history with every request, a few items
-# longer each time: each item is checked once (by a digest of its text) and the rest of the request every time,
-# which is what checking the whole request says (`items` checks each item on its own), at a fraction of the cost.
+# The field holding each wire's history: its items are checked on their own (what `items` says), so that a
+# request need check only the items no recent request carried (`Resent`).
 HISTORY = {"openai": "messages", "anthropic": "messages", "responses": "input", "compact": "input",
            "gemini": "contents"}
-_CHECKED_MAX = 200_000  # digests kept; past it the set starts again
-_checked: set[tuple[str, bytes]] = set()
 
 
 @lru_cache(maxsize=None)
@@ -174,24 +201,11 @@ def _parts(route: str) -> tuple[Draft202012Validator, Draft202012Validator]:
     return Draft202012Validator(rest), Draft202012Validator(item)
 
 
-def _valid(route: str, payload: Any) -> bool:
-    """Whether the payload satisfies the route's schema (False says nothing of why: the full check does)."""
+def _valid(route: str, payload: Any, fresh: list[Any]) -> bool:
+    """Whether the payload satisfies the route's schema, its history items other than `fresh` known good (False
+    says nothing of why: the full check does)."""
     rest, item = _parts(route)
-    if not rest.is_valid(payload):
-        return False
-    history = payload.get(HISTORY[route])
-    if not isinstance(history, list):
-        return True
-    for entry in history:
-        key = (route, hashlib.blake2b(json.dumps(entry, ensure_ascii=False).encode(), digest_size=16).digest())
-        if key in _checked:
-            continue
-        if not item.is_valid(entry):
-            return False
-        if len(_checked) >= _CHECKED_MAX:
-            _checked.clear()
-        _checked.add(key)
-    return True
+    return rest.is_valid(payload) and all(item.is_valid(entry) for entry in fresh)
 
 
 def describe(error: ValidationError) -> tuple[str, str]:
@@ -231,6 +245,10 @@ def _path(parts: list[Any]) -> str:
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
+
+
+def _too_deep() -> EmulatorError:
+    return _bad(f"body nests deeper than {MAX_DEPTH} levels")
 
 
 def _bad(message: str) -> EmulatorError:

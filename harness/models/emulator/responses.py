@@ -11,6 +11,7 @@ from harness.models.base import ChatMessage, ModelRequest, ToolCallSpec
 from harness.models.emulator.compaction import DEFAULT_PROMPT as PROVIDER_PROMPT
 from harness.models.emulator.faults import EmulatorError
 from harness.models.emulator.reply import Reply, arguments
+from harness.models.emulator.resent import Made
 from harness.models.emulator.sealing import unseal
 from harness.models.emulator.wire import json_object, neutral_tools, text_of
 
@@ -28,35 +29,52 @@ def input_items(payload: dict[str, Any]) -> list[dict[str, Any]]:
     return items
 
 
-def request_from_responses(payload: dict[str, Any], limit: int) -> ModelRequest:
+def request_from_responses(payload: dict[str, Any], limit: int, made: Made | None = None) -> ModelRequest:
     """Messages (roles user/developer/system/assistant; developer and system text joins `instructions` as
-    the system prompt), function calls (consecutive ones are one assistant turn) and their outputs."""
+    the system prompt), function calls (consecutive ones are one assistant turn) and their outputs. `made`:
+    each item read, and each assistant turn put together, once however many requests re-send it."""
+    made = made or Made()
     system = [payload["instructions"]] if payload.get("instructions") else []
     messages: list[ChatMessage] = []
+    turn: tuple[dict[str, Any], ...] = ()  # the items of messages[-1]
     for item in input_items(payload):
-        kind = item.get("type", "message")
-        if kind == "compaction":
-            messages.append(ChatMessage("user", unseal(item.get("encrypted_content"))))
-        elif kind == TRIGGER:  # the provider's own prompt stands where the client asks it to compact
-            messages.append(ChatMessage("user", PROVIDER_PROMPT))
-        elif kind == "function_call":
-            call = ToolCallSpec(item.get("call_id", ""), item.get("name", ""), json_object(item.get("arguments")))
-            if messages and messages[-1].role == "assistant":
-                last = messages.pop()
-                messages.append(ChatMessage("assistant", last.content, (*last.tool_calls, call)))
-            else:
-                messages.append(ChatMessage("assistant", "", (call,)))
-        elif kind == "function_call_output":
-            messages.append(ChatMessage("tool", text_of(item.get("output")), tool_call_id=item.get("call_id")))
-        elif kind == "message" and item.get("role") in ("developer", "system"):
-            system.append(text_of(item.get("content")))
-        elif kind == "message":
-            role = item.get("role")
-            messages.append(ChatMessage("assistant" if role == "assistant" else "user", text_of(item.get("content"))))
-        elif kind not in IGNORED_ITEMS:
-            raise EmulatorError(400, "invalid_request_error", f"input item type {kind!r} is not supported here")
+        read = made.get("read", item, lambda: _read(item))
+        if isinstance(read, str):
+            system.append(read)
+        elif isinstance(read, ToolCallSpec) and messages and messages[-1].role == "assistant":
+            last, turn = messages.pop(), (*turn, item)
+            messages.append(made.get_group("turn", turn, lambda: ChatMessage("assistant", last.content,
+                                                                       (*last.tool_calls, read))))
+        elif isinstance(read, ToolCallSpec):
+            turn = (item,)
+            messages.append(made.get_group("turn", turn, lambda: ChatMessage("assistant", "", (read,))))
+        elif read is not None:
+            turn = (item,)
+            messages.append(read)
+    tools = payload.get("tools")
     return ModelRequest(payload.get("model", ""), "\n".join(system) or None, tuple(messages), limit,
-                        tools=neutral_tools(payload.get("tools")))
+                        tools=made.get("tools", tools, lambda: neutral_tools(tools)))
+
+
+def _read(item: dict[str, Any]) -> ChatMessage | ToolCallSpec | str | None:
+    """One input item: a message, a call (joined to the assistant turn before it), system text, or nothing."""
+    kind = item.get("type", "message")
+    if kind == "compaction":
+        return ChatMessage("user", unseal(item.get("encrypted_content")))
+    if kind == TRIGGER:  # the provider's own prompt stands where the client asks it to compact
+        return ChatMessage("user", PROVIDER_PROMPT)
+    if kind == "function_call":
+        return ToolCallSpec(item.get("call_id", ""), item.get("name", ""), json_object(item.get("arguments")))
+    if kind == "function_call_output":
+        return ChatMessage("tool", text_of(item.get("output")), tool_call_id=item.get("call_id"))
+    if kind == "message" and item.get("role") in ("developer", "system"):
+        return text_of(item.get("content"))
+    if kind == "message":
+        role = item.get("role")
+        return ChatMessage("assistant" if role == "assistant" else "user", text_of(item.get("content")))
+    if kind not in IGNORED_ITEMS:
+        raise EmulatorError(400, "invalid_request_error", f"input item type {kind!r} is not supported here")
+    return None
 
 
 def triggered(payload: dict[str, Any]) -> bool:

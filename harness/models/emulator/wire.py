@@ -13,8 +13,9 @@ import json
 from typing import Any
 
 from harness.models import _tokens
-from harness.models.base import ModelRequest
+from harness.models.base import ChatMessage, ModelRequest
 from harness.models.emulator.faults import EmulatorError
+from harness.models.emulator.resent import Made
 
 # Google's error status names by HTTP status (google.rpc.Code as the Gemini API reports it).
 GEMINI_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
@@ -102,21 +103,35 @@ def _neutral(name: Any, description: Any, parameters: Any) -> dict[str, Any]:
             "parameters": parameters if isinstance(parameters, dict) else {}}
 
 
-def content_tokens(request: ModelRequest, memo: dict[str, list[int]] | None = None) -> list[int]:
-    """The prompt's tokens over its content, in order: tool definitions, system, then each message as
-    `<|role|>text` plus its calls (name and arguments). What a runtime's trigger should see grow. With `memo`
-    each part is encoded once and reused (an agent re-sends its whole history every turn); a part boundary may
-    then count a token apart from the whole prompt encoded at once."""
-    parts = [json.dumps(t, sort_keys=True) for t in request.tools]
-    parts.append(request.system or "")
-    for m in request.messages:
-        calls = "".join(f"{c.name}{json.dumps(c.arguments, sort_keys=True)}" for c in m.tool_calls)
-        parts.append(f"<|{m.role}|>{m.content}{calls}")
+def content_parts(request: ModelRequest, made: Made | None = None) -> list[str]:
+    """The prompt's parts over its content, in order: each tool definition, the system prompt, then each
+    message as `<|role|>text` plus its calls (name and arguments); each part after the first begins with a new
+    line. `made`: each part made once per object it is made from (a re-sent message is the same object)."""
+    made = made or Made()
+    tools = request.tools
+    parts = list(made.get("tool-parts", tools, lambda: [("\n" if i else "") + json.dumps(t, sort_keys=True)
+                                                           for i, t in enumerate(tools)])) if tools else []
+    system = request.system or ""
+    parts.append(made.get("system", system, lambda: "\n" + system) if parts else system)
+    parts += [made.get("part", m, lambda m=m: "\n" + message_part(m)) for m in request.messages]
+    return parts
+
+
+def message_part(m: ChatMessage) -> str:
+    calls = "".join(f"{c.name}{json.dumps(c.arguments, sort_keys=True)}" for c in m.tool_calls)
+    return f"<|{m.role}|>{m.content}{calls}"
+
+
+def content_tokens(request: ModelRequest, memo: dict[str, list[int]] | None = None,
+                   made: Made | None = None) -> list[int]:
+    """The tokens of `content_parts`: what a runtime's trigger should see grow. With `memo` each part is
+    encoded once and reused (an agent re-sends its whole history every turn); a part boundary may then count a
+    token apart from the whole prompt encoded at once."""
+    parts = content_parts(request, made)
     if memo is None:
-        return _tokens.encode("\n".join(parts))
+        return _tokens.encode("".join(parts))
     tokens: list[int] = []
-    for i, part in enumerate(parts):
-        text = part if i == 0 else "\n" + part
+    for text in parts:
         found = memo.get(text)
         if found is None:
             found = memo[text] = _tokens.encode(text)
