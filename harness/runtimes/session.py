@@ -28,9 +28,16 @@ from harness.runtimes.process import RuntimeFailed, RuntimeProcess
 from harness.runtimes.sandbox import Sandbox
 
 SETTLE_S = 0.3  # after agent_end: how long to watch for a compaction_start before asking for the state
-# pi's streaming events (a partial message per delta): nothing here reads them, and parsing them was most of
-# the time spent reading its output
-STREAMED = ('{"type":"message_update"', '{"type":"tool_execution_update"')
+# The events of pi's that RpcSession reads. Most of its output is the others (a partial message per streamed
+# delta, each message and turn whole again at its end): a line that names another type first is not parsed.
+READ_EVENTS = ("response", "agent_start", "agent_end", "compaction_start", "compaction_end")
+_READ_PREFIXES = tuple(f'{{"type":"{kind}"' for kind in READ_EVENTS)
+
+
+def read_line(line: str) -> bool:
+    """Whether a line of pi's output is parsed: a JSON object that does not name another event type first
+    (decided before any copy of the line)."""
+    return line.startswith("{") and (not line.startswith('{"type":"') or line.startswith(_READ_PREFIXES))
 
 
 class ExecSession:
@@ -88,7 +95,7 @@ class RpcSession(OneProcess):
 
     def _read(self) -> None:
         for line in self.process.stdout:
-            if not line.startswith("{") or line.startswith(STREAMED):  # before any copy: most of its output
+            if not read_line(line):
                 continue
             line = line.rstrip("\r\n")
             try:

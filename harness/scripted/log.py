@@ -38,6 +38,7 @@ class RequestLog:
         self._lock = threading.Lock()
         self._seq = 0
         self._last_turn: tuple[int, list] | None = None  # (seq, history) of the last turn request logged
+        self._scrubbed: dict[str, tuple[Any, tuple[str, ...], Any]] = {}  # field -> (value, secrets, scrubbed)
         try:
             self._log = AppendOnly(self.path)  # one whole line per request, even on a full disk
         except WriteFailed as exc:
@@ -52,9 +53,25 @@ class RequestLog:
                       "step": step, "note": note, "headers": safe_headers(headers), "body": body}
             if kind == "turn":
                 record.update(self._delta(body))
-            line = json.dumps(scrub_value(record, runtime_secrets()), ensure_ascii=False)
+            secrets = runtime_secrets()
+            record = scrub_value({**record, "body": None}, secrets) | {"body": self._scrub(record["body"], secrets)}
+            line = json.dumps(record, ensure_ascii=False)
             self._log.append(line + "\n")
             return self._seq
+
+    def _scrub(self, body: Any, secrets: tuple[str, ...]) -> Any:
+        """The body scrubbed field by field. A field that is the very object the last request carried is
+        scrubbed once: a runtime re-sends its tools and instructions, and the emulator keeps the first object
+        (harness.models.emulator.resent)."""
+        if not isinstance(body, dict):
+            return scrub_value(body, secrets)
+        out = {}
+        for key, value in body.items():
+            last = self._scrubbed.get(key)
+            if last is None or last[0] is not value or last[1] != secrets:
+                last = self._scrubbed[key] = (value, secrets, scrub_value(value, secrets))
+            out[scrub_value(key, secrets)] = last[2]
+        return out
 
     def _delta(self, body: Any) -> dict[str, Any]:
         """A turn request's body with the history the previous turn request already had left out (noted as

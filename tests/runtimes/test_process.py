@@ -37,3 +37,16 @@ def test_timeout_ends_the_whole_group(tmp_path):
 def test_exit_code_and_output(tmp_path):
     proc = RuntimeProcess([sys.executable, "-c", "print('hi')"], tmp_path, dict(os.environ))
     assert proc.wait(30) == (0, "hi\n")
+
+
+def test_pi_output_is_parsed_only_where_an_event_it_reads_can_be():
+    """pi prints each streamed delta and each message whole again; only the events RpcSession reads are
+    parsed, and a line whose type is not first is parsed (it may be one of them)."""
+    from harness.runtimes.session import READ_EVENTS, read_line
+
+    for kind in READ_EVENTS:
+        assert read_line(f'{{"type":"{kind}","id":"h1"}}\n')
+    for skipped in ('{"type":"message_update","delta":"x"}', '{"type":"turn_end","message":{}}',
+                    '{"type":"agent_ended"}', "warning: slow\n", ""):
+        assert not read_line(skipped)
+    assert read_line('{"id":"h1","type":"response"}') and read_line('{ "type": "agent_end" }')
