@@ -158,6 +158,10 @@ def test_a_body_that_begins_as_the_last_reuses_its_items_and_one_that_breaks_jso
     first = bodies.parse("openai", _body(history, {"tools": []}, False))
     later = bodies.parse("openai", _body(history + [{"role": "user", "content": "next"}], {"tools": []}, False))
     assert all(a is b for a, b in zip(first["messages"], later["messages"])) and len(later["messages"]) == 6
+    changed = history[:3] + [{"role": "user", "content": "step 3, retold"}] + history[4:]
+    again = bodies.parse("openai", _body(changed, {"tools": []}, False))
+    assert [a is b for a, b in zip(again["messages"], later["messages"])] == [True] * 3 + [False] * 2
+    assert again["messages"] == changed
     for bad, words in ((_body(history, {}, False)[:-1], "body is not JSON"),
                        (_body(history, {}, False) + b" x", "body is not JSON"),
                        (_body(history, {}, False).replace(b'"step 4"', b'NaN'), "NaN is not a JSON number"),

@@ -85,20 +85,20 @@ def _parse(text: str, field: str, last: _Parsed | None) -> tuple[dict[str, Any],
 
 def _items(text: str, at: int, last: _Parsed | None) -> tuple[list[Any], list[tuple[int, int]], int]:
     """The array at `at` item by item: (items, their spans, the index past its `]`)."""
-    items: list[Any] = []
-    spans: list[tuple[int, int]] = []
     at = _skip(text, at + 1)
     if text[at] == "]":
-        return items, spans, at + 1
-    same = last is not None
+        return [], [], at + 1
+    k = _same_items(text, at, last)
+    items, spans = (last.items[:k], last.spans[:k]) if last is not None and k else ([], [])
+    if k:
+        at = _skip(text, spans[-1][1])
+        if text[at] == "]":
+            return items, spans, at + 1
+        if text[at] != ",":
+            raise _Unexpected
+        at = _skip(text, at + 1)
     while True:
-        k = len(items)
-        if same and k < len(last.spans) and last.spans[k][0] == at and \
-                text.startswith(last.text[at:last.spans[k][1]], at):
-            item, end = last.items[k], last.spans[k][1]
-        else:
-            same = False
-            item, end = _SCAN(text, at)
+        item, end = _SCAN(text, at)
         items.append(item)
         spans.append((at, end))
         at = _skip(text, end)
@@ -107,6 +107,25 @@ def _items(text: str, at: int, last: _Parsed | None) -> tuple[list[Any], list[tu
         if text[at] != ",":
             raise _Unexpected
         at = _skip(text, at + 1)
+
+
+def _same_items(text: str, at: int, last: _Parsed | None) -> int:
+    """How many of `last`'s leading items `text` holds byte for byte at the same places, its array's first item
+    at `at`: the longest run whose whole stretch of text is the same (one comparison for a history that only
+    grew, a binary search otherwise)."""
+    if last is None or not last.spans or last.spans[0][0] != at:
+        return 0
+
+    def same(k: int) -> bool:
+        return text.startswith(last.text[at:last.spans[k - 1][1]], at)
+
+    if same(len(last.spans)):
+        return len(last.spans)
+    low, high = 0, len(last.spans) - 1  # same(low) holds, same(high + 1) does not
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if same(middle) else (low, middle - 1)
+    return low
 
 
 def _skip(text: str, at: int) -> int:
