@@ -1,5 +1,5 @@
-"""What checking a request's shape costs the emulator (issue 44): strict JSON parsing with the nesting check,
-then the wire's JSON Schema, on a long agent history (2,000 Chat Completions messages, 2 MB), against the
+"""What checking a request's shape costs the emulator (issue 44): strict JSON parsing, the nesting check and
+the wire's JSON Schema, on a long agent history (2,000 Chat Completions messages, 2 MB), against the
 tokenizing every request pays anyway. Run with `pytest tests/benchmarks -k request_check`."""
 
 from __future__ import annotations
