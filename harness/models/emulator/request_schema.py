@@ -148,13 +148,14 @@ def check_request(route: str, payload: Any, resent: Resent | None = None) -> dic
     history = history if skip else []
     if resent is None:
         return _checked(route, payload, {k: v for k, v in payload.items() if k != skip}, history)
-    known = resent.reuse(route, history)
-    fresh, fields = history[len(known):], resent.reuse_fields(route, payload, skip)
+    known, reused = resent.reuse(route, history), resent.reuse_fields(route, payload, skip)
+    fresh = history[len(known):]
+    fields = {k: v for k, v in payload.items() if k != skip and k not in reused}
     # a field re-sent exactly was checked as it is: what the rest of the schema checks is each field on its
     # own and that the required ones are there
-    view = {k: v for k, v in payload.items() if k in fields or k == skip or k in ROUTE_SCHEMAS[route]["required"]}
+    view = {k: v for k, v in payload.items() if k not in reused or k in ROUTE_SCHEMAS[route]["required"]}
     looks = _checked_looks(route, view, fields, fresh)
-    resent.remember(route, history, known + [plain for _, plain in looks[0]], payload, looks[1], skip)
+    resent.remember(route, history, known + [plain for _, plain in looks[0]], payload, reused | looks[1], skip)
     return payload
 
 

@@ -43,30 +43,25 @@ class Resent:
         items[:best] = found.items[:best]
         return found.plain[:best]
 
-    def reuse_fields(self, route: str, payload: dict[str, Any], skip: str | None) -> dict[str, Any]:
-        """The payload's fields (but `skip`) the last request did not carry exactly; those it did are put back
-        as its own objects."""
+    def reuse_fields(self, route: str, payload: dict[str, Any], skip: str | None) -> dict[str, bool]:
+        """The payload's fields (but `skip`) the last request carried exactly, each put back as its own object:
+        their `plain` flags by name (what is not named needs a look)."""
         last = self._fields.get(route, {})
-        new: dict[str, Any] = {}
+        reused: dict[str, bool] = {}
         for key, value in payload.items():
-            if key == skip:
-                continue
             before = last.get(key)
-            if before is not None and _equal(before[0], value, before[1]):
+            if key != skip and before is not None and _equal(before[0], value, before[1]):
                 payload[key] = before[0]
-            else:
-                new[key] = value
-        return new
+                reused[key] = before[1]
+        return reused
 
     def remember(self, route: str, items: list[Any], plain: list[bool], payload: dict[str, Any],
                  field_plain: dict[str, bool], skip: str | None) -> None:
         """A request was looked at: its history `items` (`plain[i]`: item i holds no boolean and no number) and
-        its other fields (`field_plain` for the new ones; the others keep theirs)."""
+        its other fields (`field_plain[name]`, the same for each)."""
         if items:
             self._recent.setdefault(route, deque(maxlen=self.keep)).append(Looked(items, plain))
-        last = self._fields.get(route, {})
-        self._fields[route] = {key: (value, field_plain[key] if key in field_plain else last[key][1])
-                               for key, value in payload.items() if key != skip}
+        self._fields[route] = {key: (value, field_plain[key]) for key, value in payload.items() if key != skip}
 
 
 class Made:
