@@ -1,8 +1,8 @@
 """A runtime's requests as their content parts (tool definitions, system, each message), for counting and for
 the prompt-cache simulation over a whole drive. A drive re-sends the same history in every request, so each part
 is encoded once and every later request reuses its tokens; and an earlier prefix is found part by part, so a
-request costs looking up its parts, not re-reading its tokens. Parts are encoded one by one, as the emulator counts a
-request: a part boundary may count a token apart from encoding the whole request at once."""
+request costs looking up its parts, not re-reading its tokens. Parts are encoded one by one, as the emulator
+counts a request: a part boundary may count a token apart from encoding the whole request at once."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from harness.models.base import ChatMessage, ModelRequest, ToolCallSpec
 from harness.models.emulator.reply import Reply, arguments
 from harness.models.emulator.resent import Made
 from harness.models.emulator.streaming import event, pieces
-from harness.models.emulator.wire import json_object, neutral_tools, text_of
+from harness.models.emulator.wire import encoded, json_object, neutral_tools, text_of, tool_parts
 
 
 def request_from_openai(payload: dict, limit: int, made: Made | None = None) -> ModelRequest:
@@ -50,23 +50,14 @@ def openai_prompt_tokens(payload: dict, memo: dict | None = None, made: Made | N
     requests sharing a prefix); a part boundary may differ from a whole-prompt encoding by a token. `made`:
     each part's text made once per object it is made from (a re-sent message is the same object)."""
     made = made or Made()
-    tools = payload.get("tools") or []
-    parts = list(made.get("tool-parts", tools, lambda: [("\n" if i else "") + json.dumps(t, sort_keys=True)
-                                                           for i, t in enumerate(tools)])) if tools else []
+    parts = tool_parts(payload.get("tools"), made)
     for message in payload.get("messages") or []:
         first = not parts  # each part after the first begins with a new line
         parts.append(made.get("first-part" if first else "part", message,
                               lambda: ("" if first else "\n") + openai_part(message)))
-    tokens: list[int] = []
-    for text in parts:
-        if memo is None:
-            tokens += _tokens.encode(text)
-            continue
-        found = memo.get(text)  # keyed by the text itself: a tokenization is a function of its text alone
-        if found is None:
-            found = memo[text] = _tokens.encode(text)
-        tokens += found
-    return tokens
+    if memo is None:  # still part by part, as the memoised count
+        return [token for text in parts for token in _tokens.encode(text)]
+    return encoded(parts, memo)
 
 
 def openai_part(message: dict) -> str:

@@ -141,30 +141,25 @@ def check_request(route: str, payload: Any, resent: Resent | None = None) -> dic
     places, other fields) is not looked at again, and is put back as the object first looked at (a runtime
     re-sends its whole history with every request)."""
     if not isinstance(payload, dict):
-        return _checked(route, payload, payload, [])
+        _check(route, payload, payload, [])
+        return payload
+    resent = resent or Resent()  # a new one knows nothing: everything is looked at
     field = HISTORY[route]
     history = payload.get(field)
     skip = field if isinstance(history, list) and history else None
     history = history if skip else []
-    if resent is None:
-        return _checked(route, payload, {k: v for k, v in payload.items() if k != skip}, history)
     known, reused = resent.reuse(route, history), resent.reuse_fields(route, payload, skip)
     fresh = history[len(known):]
     fields = {k: v for k, v in payload.items() if k != skip and k not in reused}
     # a field re-sent exactly was checked as it is: what the rest of the schema checks is each field on its
     # own and that the required ones are there
     view = {k: v for k, v in payload.items() if k not in reused or k in ROUTE_SCHEMAS[route]["required"]}
-    looks = _checked_looks(route, view, fields, fresh)
+    looks = _check(route, view, fields, fresh)
     resent.remember(route, history, known + [plain for _, plain in looks[0]], payload, reused | looks[1], skip)
     return payload
 
 
-def _checked(route: str, payload: Any, fields: Any, fresh: list[Any]) -> Any:
-    _checked_looks(route, payload, fields, fresh)
-    return payload
-
-
-def _checked_looks(route: str, payload: Any, fields: Any, fresh: list[Any]) -> tuple[list, dict[str, bool]]:
+def _check(route: str, payload: Any, fields: Any, fresh: list[Any]) -> tuple[list, dict[str, bool]]:
     """Check the payload, looking only at `fields` (its fields to look at, or the payload when it is no object)
     and at `fresh` history items (the others known good); returns what was looked at: each fresh item's and
     each field's (nesting past the limit, plain)."""

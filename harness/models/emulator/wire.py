@@ -108,13 +108,19 @@ def content_parts(request: ModelRequest, made: Made | None = None) -> list[str]:
     message as `<|role|>text` plus its calls (name and arguments); each part after the first begins with a new
     line. `made`: each part made once per object it is made from (a re-sent message is the same object)."""
     made = made or Made()
-    tools = request.tools
-    parts = list(made.get("tool-parts", tools, lambda: [("\n" if i else "") + json.dumps(t, sort_keys=True)
-                                                           for i, t in enumerate(tools)])) if tools else []
+    parts = tool_parts(request.tools, made)
     system = request.system or ""
     parts.append(made.get("system", system, lambda: "\n" + system) if parts else system)
     parts += [made.get("part", m, lambda m=m: "\n" + message_part(m)) for m in request.messages]
     return parts
+
+
+def tool_parts(tools: Any, made: Made) -> list[str]:
+    """Each tool definition as a prompt part (JSON, keys sorted), each after the first on a new line."""
+    if not tools:
+        return []
+    return list(made.get("tool-parts", tools, lambda: [("\n" if i else "") + json.dumps(t, sort_keys=True)
+                                                       for i, t in enumerate(tools)]))
 
 
 def message_part(m: ChatMessage) -> str:
@@ -128,8 +134,12 @@ def content_tokens(request: ModelRequest, memo: dict[str, list[int]] | None = No
     encoded once and reused (an agent re-sends its whole history every turn); a part boundary may then count a
     token apart from the whole prompt encoded at once."""
     parts = content_parts(request, made)
-    if memo is None:
-        return _tokens.encode("".join(parts))
+    return _tokens.encode("".join(parts)) if memo is None else encoded(parts, memo)
+
+
+def encoded(parts: list[str], memo: dict[str, list[int]]) -> list[int]:
+    """The parts' tokens in order, each part encoded once (`memo` is keyed by the text itself: a tokenization is
+    a function of its text alone)."""
     tokens: list[int] = []
     for text in parts:
         found = memo.get(text)
